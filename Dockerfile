@@ -1,0 +1,13 @@
+# Multi-stage build: compile with the Go toolchain and the committed vendor/, ship a minimal image.
+FROM golang:1.26 AS builder
+WORKDIR /src
+COPY . .
+RUN make build VERSION="$(git describe --tags --always 2>/dev/null || echo v0.0.0-dev)"
+
+FROM registry.access.redhat.com/ubi9/ubi-minimal:latest
+COPY --from=builder /src/_output/bin/manila-csi-driver-operator /usr/bin/manila-csi-driver-operator
+USER 65532:65532
+ENTRYPOINT ["/usr/bin/manila-csi-driver-operator"]
+CMD ["start"]
+LABEL io.k8s.display-name="OpenStack Manila CSI driver operator" \
+      io.k8s.description="Installs and runs the OpenStack Manila CSI driver and the NFS CSI driver."

@@ -1,0 +1,57 @@
+// Command manila-csi-driver-operator runs the OpenStack Manila CSI driver operator.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	"k8s.io/component-base/cli"
+	"k8s.io/utils/clock"
+
+	"github.com/openshift/library-go/pkg/controller/controllercmd"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/operator"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/version"
+)
+
+func main() {
+	os.Exit(cli.Run(newRootCommand()))
+}
+
+func newRootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "manila-csi-driver-operator",
+		Short: "OpenShift operator for the OpenStack Manila CSI driver",
+		Run: func(cmd *cobra.Command, args []string) {
+			_ = cmd.Help()
+			os.Exit(1)
+		},
+	}
+	root.AddCommand(newStartCommand(), newVersionCommand())
+	return root
+}
+
+func newStartCommand() *cobra.Command {
+	cmd := controllercmd.NewControllerCommandConfig(
+		names.OperatorName,
+		version.Get(),
+		operator.Run,
+		clock.RealClock{},
+	).NewCommandWithContext(context.Background())
+	cmd.Use = "start"
+	cmd.Short = "Start the operator"
+	return cmd
+}
+
+func newVersionCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version and git commit",
+		Run: func(cmd *cobra.Command, args []string) {
+			fmt.Fprintln(cmd.OutOrStdout(), version.String())
+		},
+	}
+}

@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# controlplane.sh - build and run a real kube-apiserver + etcd ("envtest"-style)
+# control plane using only the Go module proxy (no GitHub/GCS downloads).
+#
+# Usage:
+#   controlplane.sh build  BIN_DIR            # build kube-apiserver + etcd into BIN_DIR
+#   controlplane.sh crds   CRD_DIR            # copy the operator's CRDs out of Go modules into CRD_DIR
+#   controlplane.sh start  BIN_DIR STATE_DIR  # start etcd + kube-apiserver on 127.0.0.1, random ports
+#   controlplane.sh stop   STATE_DIR          # stop what `start` started (by PID)
+#
+# After `start`: export KUBECONFIG=STATE_DIR/kubeconfig   (client-cert auth, user in system:masters)
+# For controller-runtime envtest: export KUBEBUILDER_ASSETS=BIN_DIR (holds kube-apiserver and etcd).
+#
+# Respects GOMODCACHE / GOCACHE / GOFLAGS from the environment. Needs: go >= 1.26, openssl, curl.
+# Tunables (env): K8S_VERSION (1.36.2), ETCD_VERSION (default: what k8s.io/kubernetes requires, v3.6.8),
+#   OPENSHIFT_API_VERSION, PROM_OPERATOR_VERSION, BUILD_DIR (scratch module dir), START_TIMEOUT (60).
+set -euo pipefail
+
+K8S_VERSION="${K8S_VERSION:-1.36.2}"
+ETCD_VERSION="${ETCD_VERSION:-}"
+OPENSHIFT_API_VERSION="${OPENSHIFT_API_VERSION:-v0.0.0-20260728120005-8ba0b25b0f29}"
+PROM_OPERATOR_VERSION="${PROM_OPERATOR_VERSION:-v0.85.0}"
+START_TIMEOUT="${START_TIMEOUT:-60}"
+
+log() { printf '[controlplane %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.1fs", b-a}'; }
+
+# ---------------------------------------------------------------- build
+write_build_module() { # $1 = module dir
+  local dir="$1" staging minor="${K8S_VERSION#*.}"
+  mkdir -p "$dir/cmd/etcd"
+  # k8s.io/kubernetes's own go.mod replaces every staging module with ./staging/...;
+  # `go install k8s.io/kubernetes/...@v` refuses that, so pin each to its published v0.Y.Z.
+  staging=$(cd "$dir" && GOWORK=off go mod download -json "k8s.io/kubernetes@v${K8S_VERSION}" |
+    sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",*$/\1/p' | xargs sed -n '/^replace (/,/^)/p' |
+    awk '/=>/ {print $1}')
+  [ -n "$staging" ] || die "could not read staging modules from k8s.io/kubernetes@v${K8S_VERSION} go.mod"
+  {
+    printf 'module example.com/controlplane-build\n\ngo 1.26.0\n\nrequire k8s.io/kubernetes v%s\n\nreplace (\n' "$K8S_VERSION"
+    for m in $staging; do printf '\t%s => %s v0.%s\n' "$m" "$m" "$minor"; done
+    printf ')\n\n// keeps k8s.io/kubernetes in go.mod through `go mod tidy`\ntool k8s.io/kubernetes/cmd/kube-apiserver\n'
+  } > "$dir/go.mod"
+  cat > "$dir/cmd/etcd/main.go" <<'EOF'
+// Command etcd is upstream etcd (go.etcd.io/etcd/server/v3/etcdmain), built from the module proxy.
+package main
+
+import (
+	"os"
+
+	"go.etcd.io/etcd/server/v3/etcdmain"
+)
+
+func main() { etcdmain.Main(os.Args) }
+EOF
+}
+
+cmd_build() ( # subshell: cd + GOFLAGS stay local
+  local bin="${1:?usage: build BIN_DIR}" dir="${BUILD_DIR:-${TMPDIR:-/tmp}/controlplane-build-${K8S_VERSION}}" t
+  mkdir -p "$bin"; bin="$(cd "$bin" && pwd)"
+  command -v go >/dev/null || die "go not on PATH"
+  export GOFLAGS="${GOFLAGS:-} -mod=mod" GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
+  t=$(now); log "writing scratch module $dir (k8s.io/kubernetes v$K8S_VERSION)"
+  rm -rf "$dir"; mkdir -p "$dir"
+  write_build_module "$dir"
+  cd "$dir"
+  go get "k8s.io/kubernetes/cmd/kube-apiserver@v${K8S_VERSION}" >/dev/null 2>go-get.log || { cat go-get.log >&2; die "go get failed"; }
+  if [ -n "$ETCD_VERSION" ]; then go get "go.etcd.io/etcd/server/v3@${ETCD_VERSION}" 2>>go-get.log; fi
+  go mod tidy 2>>go-get.log || { cat go-get.log >&2; die "go mod tidy failed"; }
+  log "modules resolved+downloaded in $(since "$t")"
+  local minor="${K8S_VERSION#*.}"; minor="${minor%%.*}"
+  local ldf="-s -w -X k8s.io/component-base/version.gitVersion=v${K8S_VERSION} -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor} -X k8s.io/component-base/version.gitTreeState=clean"
+  t=$(now); go build -ldflags "$ldf" -o "$bin/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver
+  log "built kube-apiserver in $(since "$t")"
+  t=$(now); go build -ldflags "-s -w" -o "$bin/etcd" ./cmd/etcd
+  log "built etcd in $(since "$t")"
+  "$bin/kube-apiserver" --version >&2
+  "$bin/etcd" --version | head -1 >&2
+)
+
+# ---------------------------------------------------------------- crds
+moddir() { # module@version -> directory in GOMODCACHE (downloads if needed)
+  (cd "${TMPDIR:-/tmp}" && GOFLAGS=-mod=mod go mod download -json "$1") |
+    sed -n 's/^[[:space:]]*"Dir": "\(.*\)",*$/\1/p'
+}
+
+cmd_crds() {
+  local out="${1:?usage: crds CRD_DIR}" api k8s prom
+  mkdir -p "$out"
+  api=$(moddir "github.com/openshift/api@${OPENSHIFT_API_VERSION}"); [ -d "$api" ] || die "openshift/api not downloaded"
+  k8s=$(moddir "k8s.io/kubernetes@v${K8S_VERSION}"); [ -d "$k8s" ] || die "k8s.io/kubernetes not downloaded"
+  prom=$(moddir "github.com/prometheus-operator/prometheus-operator@${PROM_OPERATOR_VERSION}"); [ -d "$prom" ] || die "prometheus-operator not downloaded"
+  # Only ONE feature-set variant per CRD (-Default); the variants share metadata.name.
+  install -m 0644 \
+    "$api/operator/v1/zz_generated.crd-manifests/0000_50_csi-driver_01_clustercsidrivers-Default.crd.yaml" \
+    "$api/config/v1/zz_generated.crd-manifests/0000_10_config-operator_01_infrastructures-Default.crd.yaml" \
+    "$api/config/v1/zz_generated.crd-manifests/0000_03_config-operator_01_proxies.crd.yaml" \
+    "$api/config/v1/zz_generated.crd-manifests/0000_00_cluster-version-operator_01_clusteroperators.crd.yaml" \
+    "$api/config/v1/zz_generated.crd-manifests/0000_00_cluster-version-operator_01_clusterversions-Default.crd.yaml" \
+    "$api/config/v1/zz_generated.crd-manifests/0000_10_config-operator_01_featuregates.crd.yaml" \
+    "$api/config/v1/zz_generated.crd-manifests/0000_10_config-operator_01_apiservers-Default.crd.yaml" \
+    "$k8s/cluster/addons/volumesnapshots/crd/snapshot.storage.k8s.io_volumesnapshotclasses.yaml" \
+    "$prom/example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml" \
+    "$out/"
+  log "CRDs in $out:"; ls -1 "$out" >&2
+}
+
+# ---------------------------------------------------------------- start/stop
+free_port() { # random free TCP port on 127.0.0.1 (bash /dev/tcp probe; small race, fine for tests)
+  local p i
+  for i in $(seq 1 200); do
+    p=$(( (RANDOM << 15 | RANDOM) % 28000 + 20000 ))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return 0; fi
+  done
+  die "no free port"
+}
+
+gen_certs() { # $1 = cert dir
+  local d="$1"
+  mkdir -p "$d"; chmod 700 "$d"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 7 \
+    -subj "/CN=controlplane-ca" -keyout "$d/ca.key" -out "$d/ca.crt" 2>/dev/null
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj "/CN=kube-apiserver" \
+    -keyout "$d/apiserver.key" -out "$d/apiserver.csr" 2>/dev/null
+  openssl x509 -req -in "$d/apiserver.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" -CAcreateserial -days 7 \
+    -extfile <(printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature,keyEncipherment\n') \
+    -out "$d/apiserver.crt" 2>/dev/null
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj "/O=system:masters/CN=admin" \
+    -keyout "$d/admin.key" -out "$d/admin.csr" 2>/dev/null
+  openssl x509 -req -in "$d/admin.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" -CAcreateserial -days 7 \
+    -extfile <(printf 'extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature,keyEncipherment\n') \
+    -out "$d/admin.crt" 2>/dev/null
+  openssl genrsa -out "$d/sa.key" 2048 2>/dev/null
+  openssl rsa -in "$d/sa.key" -pubout -out "$d/sa.pub" 2>/dev/null
+}
+
+cmd_start() {
+  local bin="${1:?usage: start BIN_DIR STATE_DIR}" st="${2:?usage: start BIN_DIR STATE_DIR}" t0 ep pp ap extra=()
+  bin="$(cd "$bin" && pwd)"; mkdir -p "$st"; st="$(cd "$st" && pwd)"
+  [ -x "$bin/kube-apiserver" ] && [ -x "$bin/etcd" ] || die "$bin must hold kube-apiserver and etcd (run build)"
+  [ -f "$st/etcd.pid" ] && kill -0 "$(cat "$st/etcd.pid")" 2>/dev/null && die "already running in $st"
+  t0=$(now)
+  gen_certs "$st/certs"
+  ep=$(free_port); pp=$(free_port); ap=$(free_port)
+  rm -rf "$st/etcd-data"; mkdir -p "$st/etcd-data"
+  "$bin/etcd" --help 2>&1 | grep -q -- '--unsafe-no-fsync' && extra+=(--unsafe-no-fsync)
+  "$bin/etcd" --name=cp --data-dir="$st/etcd-data" \
+    --listen-client-urls="http://127.0.0.1:$ep" --advertise-client-urls="http://127.0.0.1:$ep" \
+    --listen-peer-urls="http://127.0.0.1:$pp" --initial-advertise-peer-urls="http://127.0.0.1:$pp" \
+    --initial-cluster="cp=http://127.0.0.1:$pp" --log-level=warn "${extra[@]}" \
+    >"$st/etcd.log" 2>&1 &
+  echo $! >"$st/etcd.pid"
+  "$bin/kube-apiserver" \
+    --etcd-servers="http://127.0.0.1:$ep" \
+    --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$ap" \
+    --cert-dir="$st/certs" \
+    --tls-cert-file="$st/certs/apiserver.crt" --tls-private-key-file="$st/certs/apiserver.key" \
+    --client-ca-file="$st/certs/ca.crt" \
+    --service-account-issuer="https://127.0.0.1:$ap" \
+    --service-account-key-file="$st/certs/sa.pub" --service-account-signing-key-file="$st/certs/sa.key" \
+    --service-cluster-ip-range=10.0.0.0/24 --allow-privileged=true \
+    --authorization-mode=RBAC --disable-admission-plugins=ServiceAccount \
+    >"$st/kube-apiserver.log" 2>&1 &
+  echo $! >"$st/kube-apiserver.pid"
+  echo "$ep" >"$st/etcd.port"; echo "$ap" >"$st/apiserver.port"
+  local c="$st/certs" deadline=$(( $(date +%s) + START_TIMEOUT ))
+  until curl -sf --cacert "$c/ca.crt" --cert "$c/admin.crt" --key "$c/admin.key" "https://127.0.0.1:$ap/readyz" >/dev/null 2>&1; do
+    kill -0 "$(cat "$st/kube-apiserver.pid")" 2>/dev/null || { tail -20 "$st/kube-apiserver.log" >&2; cmd_stop "$st"; die "kube-apiserver exited"; }
+    kill -0 "$(cat "$st/etcd.pid")" 2>/dev/null || { tail -20 "$st/etcd.log" >&2; cmd_stop "$st"; die "etcd exited"; }
+    [ "$(date +%s)" -lt "$deadline" ] || { tail -20 "$st/kube-apiserver.log" >&2; cmd_stop "$st"; die "not ready after ${START_TIMEOUT}s"; }
+    sleep 0.2
+  done
+  b64() { base64 -w0 <"$1"; }
+  cat >"$st/kubeconfig" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: controlplane
+  cluster:
+    server: https://127.0.0.1:$ap
+    certificate-authority-data: $(b64 "$c/ca.crt")
+users:
+- name: admin
+  user:
+    client-certificate-data: $(b64 "$c/admin.crt")
+    client-key-data: $(b64 "$c/admin.key")
+contexts:
+- name: controlplane
+  context: {cluster: controlplane, user: admin}
+current-context: controlplane
+EOF
+  chmod 600 "$st/kubeconfig"
+  log "ready in $(since "$t0"): apiserver https://127.0.0.1:$ap (pid $(cat "$st/kube-apiserver.pid")), etcd http://127.0.0.1:$ep (pid $(cat "$st/etcd.pid"))"
+  echo "export KUBECONFIG=$st/kubeconfig"
+}
+
+stop_pid() { # $1 pidfile, $2 name
+  local f="$1" pid i
+  [ -f "$f" ] || return 0
+  pid=$(cat "$f")
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for i in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$pid" 2>/dev/null && { log "$2 ($pid) ignored SIGTERM, sending SIGKILL"; kill -KILL "$pid" 2>/dev/null || true; }
+  fi
+  rm -f "$f"
+}
+
+cmd_stop() {
+  local st="${1:?usage: stop STATE_DIR}" t0; t0=$(now)
+  stop_pid "$st/kube-apiserver.pid" kube-apiserver   # apiserver first, then its storage
+  stop_pid "$st/etcd.pid" etcd
+  log "stopped in $(since "$t0")"
+}
+
+case "${1:-}" in
+  build|crds|start|stop) c="$1"; shift; "cmd_$c" "$@" ;;
+  *) sed -n '2,20p' "$0"; exit 2 ;;
+esac

@@ -1,0 +1,20 @@
+// Package names holds the fixed names that admins, docs and cluster-storage-operator rely on.
+package names
+
+const (
+	// CSIDriverName is the CSI driver name and the name of the ClusterCSIDriver the operator serves.
+	CSIDriverName = "manila.csi.openstack.org"
+	// OperatorName is the component name used for events, leases and field managers.
+	OperatorName = "manila-csi-driver-operator"
+	// OperatorNamespace is where the operator runs and where its input secret lives.
+	OperatorNamespace = "openshift-cluster-csi-drivers"
+	// OperandNamespace is where the driver's workloads run.
+	OperandNamespace = "openshift-manila-csi-driver"
+
+	// CloudCredentialsSecret is written by the cloud-credential-operator in OperatorNamespace.
+	CloudCredentialsSecret = "manila-cloud-credentials"
+	// CloudsYAMLKey is the key of CloudCredentialsSecret that holds clouds.yaml.
+	CloudsYAMLKey = "clouds.yaml"
+	// CloudName is the entry of clouds.yaml the operator uses.
+	CloudName = "openstack"
+)

@@ -1,0 +1,81 @@
+// Package openstack talks to Keystone and Manila for the operator: it parses clouds.yaml, authenticates
+// once with gophercloud, finds the sharev2 endpoint and lists share types.
+package openstack
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+
+	"github.com/gophercloud/utils/v2/openstack/clientconfig"
+	"gopkg.in/yaml.v3"
+)
+
+// FieldError says which field of clouds.yaml is wrong. It never carries the field's value.
+type FieldError struct {
+	Field  string
+	Reason string
+}
+
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("clouds.yaml field %s: %s", e.Field, e.Reason)
+}
+
+var yamlLine = regexp.MustCompile(`line \d+`)
+
+// ParseCloud returns the cloud entry called name from clouds.yaml content, checked for what
+// authentication needs. Errors name the field at fault and never quote the content.
+func ParseCloud(cloudsYAML []byte, name string) (*clientconfig.Cloud, error) {
+	var doc struct {
+		Clouds map[string]clientconfig.Cloud `yaml:"clouds"`
+	}
+	if err := yaml.Unmarshal(cloudsYAML, &doc); err != nil {
+		// yaml errors can quote the offending scalar, which may be a password: keep only the line.
+		where := yamlLine.FindString(err.Error())
+		if where == "" {
+			where = "unknown line"
+		}
+		return nil, &FieldError{Field: "clouds", Reason: "not valid YAML (" + where + ")"}
+	}
+	if doc.Clouds == nil {
+		return nil, &FieldError{Field: "clouds", Reason: "missing"}
+	}
+	cloud, ok := doc.Clouds[name]
+	if !ok {
+		return nil, &FieldError{Field: "clouds." + name, Reason: "missing"}
+	}
+	if err := validateAuth(name, cloud.AuthInfo); err != nil {
+		return nil, err
+	}
+	return &cloud, nil
+}
+
+func validateAuth(name string, auth *clientconfig.AuthInfo) error {
+	prefix := "clouds." + name + ".auth"
+	if auth == nil {
+		return &FieldError{Field: prefix, Reason: "missing"}
+	}
+	if auth.AuthURL == "" {
+		return &FieldError{Field: prefix + ".auth_url", Reason: "missing"}
+	}
+	switch {
+	case auth.ApplicationCredentialSecret != "":
+		if auth.ApplicationCredentialID == "" && auth.ApplicationCredentialName == "" {
+			return &FieldError{Field: prefix + ".application_credential_id", Reason: "missing (or application_credential_name)"}
+		}
+	case auth.Password != "":
+		if auth.UserID == "" && auth.Username == "" {
+			return &FieldError{Field: prefix + ".username", Reason: "missing (or user_id)"}
+		}
+	case auth.Token != "":
+	default:
+		return &FieldError{Field: prefix + ".password", Reason: "no usable credential: set password, application_credential_secret or token"}
+	}
+	return nil
+}
+
+// IsFieldError reports whether err is a problem with the content of clouds.yaml.
+func IsFieldError(err error) bool {
+	var fe *FieldError
+	return errors.As(err, &fe)
+}

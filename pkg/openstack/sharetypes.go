@@ -1,0 +1,122 @@
+package openstack
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/sharedfilesystems/v2/sharetypes"
+	"github.com/gophercloud/gophercloud/v2/pagination"
+)
+
+// ManilaMicroversion is the API microversion the operator speaks: 2.46 added is_default and
+// description to share types, and every Manila since Rocky serves it.
+const ManilaMicroversion = "2.46"
+
+// ShareType is what the operator needs to know of a Manila share type.
+type ShareType struct {
+	ID          string
+	Name        string
+	Description string
+	IsPublic    bool
+	IsDefault   bool
+	// ExtraSpecs values are strings as Manila returns them ("True", "NFS", ...).
+	ExtraSpecs map[string]string
+}
+
+// ShareTypeVisibility selects which share types a listing returns.
+type ShareTypeVisibility string
+
+const (
+	// PublicShareTypes lists only public types (what any project may see).
+	PublicShareTypes ShareTypeVisibility = "true"
+	// AllShareTypes lists public and private types; Manila allows it to admins only.
+	AllShareTypes ShareTypeVisibility = "all"
+)
+
+// ListShareTypes lists share types in one request per page.
+func ListShareTypes(ctx context.Context, manila *gophercloud.ServiceClient, visibility ShareTypeVisibility) ([]ShareType, error) {
+	client := *manila
+	client.Microversion = ManilaMicroversion
+	var types []ShareType
+	err := sharetypes.List(&client, sharetypes.ListOpts{IsPublic: string(visibility)}).EachPage(ctx,
+		func(_ context.Context, page pagination.Page) (bool, error) {
+			decoded, err := decodeShareTypes(page.GetBody())
+			if err != nil {
+				return false, err
+			}
+			types = append(types, decoded...)
+			return true, nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	return types, nil
+}
+
+// rawShareType decodes both spellings of the public flag: gophercloud's own extractor reads only
+// the pre-2.7 key and reports every type as private at later microversions.
+type rawShareType struct {
+	ID            string         `json:"id"`
+	Name          string         `json:"name"`
+	Description   *string        `json:"description"`
+	IsDefault     *bool          `json:"is_default"`
+	PublicV27     *bool          `json:"share_type_access:is_public"`
+	PublicLegacy  *bool          `json:"os-share-type-access:is_public"`
+	ExtraSpecs    map[string]any `json:"extra_specs"`
+	RequiredSpecs map[string]any `json:"required_extra_specs"`
+}
+
+func decodeShareTypes(body any) ([]ShareType, error) {
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	var page struct {
+		ShareTypes []rawShareType `json:"share_types"`
+	}
+	if err := json.Unmarshal(raw, &page); err != nil {
+		return nil, fmt.Errorf("decoding the share type list: %w", err)
+	}
+	out := make([]ShareType, 0, len(page.ShareTypes))
+	for _, r := range page.ShareTypes {
+		st := ShareType{ID: r.ID, Name: r.Name, ExtraSpecs: map[string]string{}}
+		if r.Description != nil {
+			st.Description = *r.Description
+		}
+		if r.IsDefault != nil {
+			st.IsDefault = *r.IsDefault
+		}
+		switch {
+		case r.PublicV27 != nil:
+			st.IsPublic = *r.PublicV27
+		case r.PublicLegacy != nil:
+			st.IsPublic = *r.PublicLegacy
+		}
+		for k, v := range r.RequiredSpecs {
+			st.ExtraSpecs[k] = specString(v)
+		}
+		for k, v := range r.ExtraSpecs {
+			st.ExtraSpecs[k] = specString(v)
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+func specString(v any) string {
+	switch t := v.(type) {
+	case string:
+		return t
+	case bool:
+		if t {
+			return "True"
+		}
+		return "False"
+	case nil:
+		return ""
+	default:
+		return fmt.Sprint(t)
+	}
+}

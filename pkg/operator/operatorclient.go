@@ -1,0 +1,69 @@
+package operator
+
+import (
+	"fmt"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/genericoperatorclient"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+)
+
+// newOperatorClient returns library-go's generic client for the ClusterCSIDriver named
+// manila.csi.openstack.org, and the dynamic informer factory that feeds it.
+func newOperatorClient(clk clock.PassiveClock, config *rest.Config) (v1helpers.OperatorClientWithFinalizers, dynamicinformer.DynamicSharedInformerFactory, error) {
+	return genericoperatorclient.NewClusterScopedOperatorClientWithConfigName(
+		clk,
+		config,
+		operatorv1.GroupVersion.WithResource("clustercsidrivers"),
+		operatorv1.GroupVersion.WithKind("ClusterCSIDriver"),
+		names.CSIDriverName,
+		extractOperatorSpec,
+		extractOperatorStatus,
+	)
+}
+
+func toClusterCSIDriver(obj *unstructured.Unstructured) (*operatorv1.ClusterCSIDriver, error) {
+	driver := &operatorv1.ClusterCSIDriver{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, driver); err != nil {
+		return nil, fmt.Errorf("ClusterCSIDriver %s: %w", obj.GetName(), err)
+	}
+	return driver, nil
+}
+
+func extractOperatorSpec(obj *unstructured.Unstructured, fieldManager string) (*applyoperatorv1.OperatorSpecApplyConfiguration, error) {
+	driver, err := toClusterCSIDriver(obj)
+	if err != nil {
+		return nil, err
+	}
+	applied, err := applyoperatorv1.ExtractClusterCSIDriver(driver, fieldManager)
+	if err != nil {
+		return nil, err
+	}
+	if applied.Spec == nil {
+		return nil, nil
+	}
+	return &applied.Spec.OperatorSpecApplyConfiguration, nil
+}
+
+func extractOperatorStatus(obj *unstructured.Unstructured, fieldManager string) (*applyoperatorv1.OperatorStatusApplyConfiguration, error) {
+	driver, err := toClusterCSIDriver(obj)
+	if err != nil {
+		return nil, err
+	}
+	applied, err := applyoperatorv1.ExtractClusterCSIDriverStatus(driver, fieldManager)
+	if err != nil {
+		return nil, err
+	}
+	if applied.Status == nil {
+		return nil, nil
+	}
+	return &applied.Status.OperatorStatusApplyConfiguration, nil
+}

@@ -1,0 +1,234 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	configclient "github.com/openshift/client-go/config/clientset/versioned"
+	operatorclient "github.com/openshift/client-go/operator/clientset/versioned"
+	corev1 "k8s.io/api/core/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+)
+
+// ControlPlane is a running kube-apiserver + etcd with the CRDs and cluster objects an OpenShift
+// cluster would have for the operator.
+type ControlPlane struct {
+	StateDir   string
+	Kubeconfig string
+	Config     *rest.Config
+	Kube       kubernetes.Interface
+	Dynamic    dynamic.Interface
+	Operator   operatorclient.Interface
+	ConfigV1   configclient.Interface
+}
+
+// StartControlPlane starts etcd and kube-apiserver on free loopback ports with client-cert authn and
+// RBAC, installs the CRDs and creates the cluster-scoped config objects.
+func StartControlPlane(ctx context.Context) (*ControlPlane, error) {
+	bin, crds := ControlPlaneBinDir(), CRDDir()
+	if err := requireFiles("control plane", filepath.Join(bin, "kube-apiserver"), filepath.Join(bin, "etcd"), crds); err != nil {
+		return nil, err
+	}
+	state, err := os.MkdirTemp("", "manila-controlplane-")
+	if err != nil {
+		return nil, err
+	}
+	cp := &ControlPlane{StateDir: state, Kubeconfig: filepath.Join(state, "kubeconfig")}
+	if _, err := runScript(nil, "controlplane.sh", "start", bin, state); err != nil {
+		cp.Stop()
+		return nil, err
+	}
+	if err := cp.connect(); err != nil {
+		cp.Stop()
+		return nil, err
+	}
+	if err := cp.installCRDs(ctx, crds); err != nil {
+		cp.Stop()
+		return nil, fmt.Errorf("installing CRDs: %w", err)
+	}
+	if err := cp.seedClusterObjects(ctx); err != nil {
+		cp.Stop()
+		return nil, fmt.Errorf("creating cluster objects: %w", err)
+	}
+	return cp, nil
+}
+
+func (cp *ControlPlane) connect() error {
+	cfg, err := clientcmd.BuildConfigFromFlags("", cp.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	cfg.QPS, cfg.Burst = 200, 400
+	cp.Config = cfg
+	if cp.Kube, err = kubernetes.NewForConfig(cfg); err != nil {
+		return err
+	}
+	if cp.Dynamic, err = dynamic.NewForConfig(cfg); err != nil {
+		return err
+	}
+	if cp.Operator, err = operatorclient.NewForConfig(cfg); err != nil {
+		return err
+	}
+	cp.ConfigV1, err = configclient.NewForConfig(cfg)
+	return err
+}
+
+// Stop stops kube-apiserver and etcd by PID and removes their state.
+func (cp *ControlPlane) Stop() {
+	if out, err := runScript(nil, "controlplane.sh", "stop", cp.StateDir); err != nil {
+		fmt.Fprintf(os.Stderr, "stopping the control plane: %v\n%s", err, out)
+		return
+	}
+	_ = os.RemoveAll(cp.StateDir)
+}
+
+// APIServerLog returns kube-apiserver's log, for failure reports.
+func (cp *ControlPlane) APIServerLog() string {
+	b, _ := os.ReadFile(filepath.Join(cp.StateDir, "kube-apiserver.log"))
+	return string(b)
+}
+
+func (cp *ControlPlane) installCRDs(ctx context.Context, dir string) error {
+	client, err := apiextclient.NewForConfig(cp.Config)
+	if err != nil {
+		return err
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil || len(files) == 0 {
+		return fmt.Errorf("no CRD files in %s", dir)
+	}
+	var created []string
+	for _, path := range files {
+		crds, err := readCRDs(path)
+		if err != nil {
+			return err
+		}
+		for _, crd := range crds {
+			if _, err := client.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+				return fmt.Errorf("%s: %w", crd.Name, err)
+			}
+			created = append(created, crd.Name)
+		}
+	}
+	for _, name := range created {
+		if err := WaitForCRD(ctx, client, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func readCRDs(path string) ([]*apiextv1.CustomResourceDefinition, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []*apiextv1.CustomResourceDefinition
+	dec := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
+	for {
+		crd := &apiextv1.CustomResourceDefinition{}
+		if err := dec.Decode(crd); err == io.EOF {
+			return out, nil
+		} else if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if crd.Name != "" {
+			out = append(out, crd)
+		}
+	}
+}
+
+// WaitForCRD waits until the CRD is Established and its API is served.
+func WaitForCRD(ctx context.Context, client apiextclient.Interface, name string) error {
+	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		crd, err := client.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		for _, c := range crd.Status.Conditions {
+			if c.Type == apiextv1.Established && c.Status == apiextv1.ConditionTrue {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+}
+
+// seedClusterObjects creates what an OpenShift cluster has and a bare control plane lacks.
+func (cp *ControlPlane) seedClusterObjects(ctx context.Context) error {
+	for _, ns := range []string{names.OperatorNamespace, names.OperandNamespace, "openshift-config", "openshift-config-managed"} {
+		if err := createNamespace(ctx, cp.Kube, ns); err != nil {
+			return err
+		}
+	}
+	cfg := cp.ConfigV1.ConfigV1()
+	cluster := metav1.ObjectMeta{Name: "cluster"}
+	steps := []func() error{
+		func() error {
+			infra, err := cfg.Infrastructures().Create(ctx, &configv1.Infrastructure{ObjectMeta: cluster,
+				Spec: configv1.InfrastructureSpec{PlatformSpec: configv1.PlatformSpec{Type: configv1.OpenStackPlatformType}}}, metav1.CreateOptions{})
+			if err != nil {
+				return err
+			}
+			infra.Status = configv1.InfrastructureStatus{
+				InfrastructureName:     "manila-test",
+				Platform:               configv1.OpenStackPlatformType,
+				PlatformStatus:         &configv1.PlatformStatus{Type: configv1.OpenStackPlatformType},
+				ControlPlaneTopology:   configv1.HighlyAvailableTopologyMode,
+				InfrastructureTopology: configv1.HighlyAvailableTopologyMode,
+				APIServerURL:           cp.Config.Host,
+				APIServerInternalURL:   cp.Config.Host,
+			}
+			_, err = cfg.Infrastructures().UpdateStatus(ctx, infra, metav1.UpdateOptions{})
+			return err
+		},
+		func() error {
+			_, err := cfg.Proxies().Create(ctx, &configv1.Proxy{ObjectMeta: cluster}, metav1.CreateOptions{})
+			return err
+		},
+		func() error {
+			_, err := cfg.APIServers().Create(ctx, &configv1.APIServer{ObjectMeta: cluster}, metav1.CreateOptions{})
+			return err
+		},
+		func() error {
+			_, err := cfg.FeatureGates().Create(ctx, &configv1.FeatureGate{ObjectMeta: cluster}, metav1.CreateOptions{})
+			return err
+		},
+		func() error {
+			_, err := cfg.ClusterVersions().Create(ctx, &configv1.ClusterVersion{ObjectMeta: metav1.ObjectMeta{Name: "version"},
+				Spec: configv1.ClusterVersionSpec{ClusterID: "00000000-0000-0000-0000-000000000001"}}, metav1.CreateOptions{})
+			return err
+		},
+	}
+	for _, step := range steps {
+		if err := step(); err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+func createNamespace(ctx context.Context, kube kubernetes.Interface, name string) error {
+	_, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,259 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/gophercloud/gophercloud/v2"
+	gcopenstack "github.com/gophercloud/gophercloud/v2/openstack"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/endpoints"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/services"
+	"github.com/gophercloud/gophercloud/v2/openstack/sharedfilesystems/v2/sharetypes"
+	"github.com/gophercloud/gophercloud/v2/pagination"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
+)
+
+// Region is the region the test Keystone bootstraps.
+const Region = "RegionOne"
+
+// OpenStack is a running Keystone + Manila API from Debian's packages (hack/openstack-peer.sh).
+type OpenStack struct {
+	Dir           string
+	KeystonePort  int
+	ManilaPort    int
+	AdminPassword string
+}
+
+// StartOpenStack configures and starts Keystone and the Manila API on free loopback ports, with
+// Manila's share and sharev2 services in the catalog.
+func StartOpenStack(ctx context.Context) (*OpenStack, error) {
+	dir, err := os.MkdirTemp("", "manila-openstack-")
+	if err != nil {
+		return nil, err
+	}
+	o := &OpenStack{Dir: dir, AdminPassword: "admin-" + strconv.Itoa(os.Getpid())}
+	if o.KeystonePort, err = FreePort(); err != nil {
+		return nil, err
+	}
+	if o.ManilaPort, err = FreePort(); err != nil {
+		return nil, err
+	}
+	env := []string{
+		"KEYSTONE_PORT=" + strconv.Itoa(o.KeystonePort),
+		"MANILA_PORT=" + strconv.Itoa(o.ManilaPort),
+		"ADMIN_PASSWORD=" + o.AdminPassword,
+	}
+	if _, err := runScript(env, "openstack-peer.sh", "setup", dir); err != nil {
+		return nil, fmt.Errorf("openstack setup: %w", err)
+	}
+	if _, err := runScript(nil, "openstack-peer.sh", "start", dir); err != nil {
+		o.Stop()
+		return nil, fmt.Errorf("openstack start: %w", err)
+	}
+	return o, nil
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that nothing listens on right now.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Stop stops Keystone and Manila and removes their state.
+func (o *OpenStack) Stop() {
+	if out, err := runScript(nil, "openstack-peer.sh", "stop", o.Dir); err != nil {
+		fmt.Fprintf(os.Stderr, "stopping openstack: %v\n%s", err, out)
+		return
+	}
+	_ = os.RemoveAll(o.Dir)
+}
+
+// StopKeystone, StartKeystone, StopManila and StartManila are for fault tests.
+func (o *OpenStack) StopKeystone() error  { return o.peer("stop-keystone") }
+func (o *OpenStack) StartKeystone() error { return o.peer("start-keystone") }
+func (o *OpenStack) StopManila() error    { return o.peer("stop-manila") }
+func (o *OpenStack) StartManila() error   { return o.peer("start-manila") }
+
+func (o *OpenStack) peer(cmd string) error {
+	_, err := runScript(nil, "openstack-peer.sh", cmd, o.Dir)
+	return err
+}
+
+// AuthURL is Keystone's v3 URL.
+func (o *OpenStack) AuthURL() string { return fmt.Sprintf("http://127.0.0.1:%d/v3", o.KeystonePort) }
+
+// ManilaURL is the sharev2 endpoint registered in the catalog.
+func (o *OpenStack) ManilaURL() string { return fmt.Sprintf("http://127.0.0.1:%d/v2", o.ManilaPort) }
+
+// CloudsYAML is a clouds.yaml whose cloud "openstack" is the admin user of the admin project.
+func (o *OpenStack) CloudsYAML() []byte {
+	b, err := os.ReadFile(filepath.Join(o.Dir, "clouds.yaml"))
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// Log returns a service's log ("keystone", "keystone-uwsgi", "manila-api").
+func (o *OpenStack) Log(name string) string {
+	b, _ := os.ReadFile(filepath.Join(o.Dir, "log", name+".log"))
+	return string(b)
+}
+
+// admin authenticates anew each call, so catalog changes are seen at once.
+func (o *OpenStack) admin(ctx context.Context) (*gophercloud.ProviderClient, error) {
+	return gcopenstack.AuthenticatedClient(ctx, gophercloud.AuthOptions{
+		IdentityEndpoint: o.AuthURL(),
+		Username:         "admin",
+		Password:         o.AdminPassword,
+		DomainID:         "default",
+		Scope:            &gophercloud.AuthScope{ProjectName: "admin", DomainID: "default"},
+	})
+}
+
+func (o *OpenStack) manila(ctx context.Context) (*gophercloud.ServiceClient, error) {
+	provider, err := o.admin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	client := &gophercloud.ServiceClient{ProviderClient: provider, Endpoint: o.ManilaURL() + "/", Type: "sharev2"}
+	client.Microversion = openstack.ManilaMicroversion
+	return client, nil
+}
+
+// ShareTypeSpec describes a share type to create.
+type ShareTypeSpec struct {
+	Name       string
+	Private    bool
+	DHSS       bool
+	ExtraSpecs map[string]string
+}
+
+// CreateShareType creates a share type in the real Manila and returns its ID.
+func (o *OpenStack) CreateShareType(ctx context.Context, spec ShareTypeSpec) (string, error) {
+	client, err := o.manila(ctx)
+	if err != nil {
+		return "", err
+	}
+	specs := map[string]any{"driver_handles_share_servers": spec.DHSS}
+	for k, v := range spec.ExtraSpecs {
+		specs[k] = v
+	}
+	// The post-2.7 spelling of the public flag: the pre-2.7 one that gophercloud's CreateOpts sends
+	// is not what a current client would send.
+	body := map[string]any{"share_type": map[string]any{
+		"name":                        spec.Name,
+		"share_type_access:is_public": !spec.Private,
+		"extra_specs":                 specs,
+	}}
+	var resp struct {
+		ShareType struct {
+			ID string `json:"id"`
+		} `json:"share_type"`
+	}
+	if _, err := client.Post(ctx, client.ServiceURL("types"), body, &resp, &gophercloud.RequestOpts{OkCodes: []int{200, 202}}); err != nil {
+		return "", fmt.Errorf("creating share type %q: %w", spec.Name, err)
+	}
+	return resp.ShareType.ID, nil
+}
+
+// DeleteShareType deletes a share type from the real Manila.
+func (o *OpenStack) DeleteShareType(ctx context.Context, id string) error {
+	client, err := o.manila(ctx)
+	if err != nil {
+		return err
+	}
+	return sharetypes.Delete(ctx, client, id).ExtractErr()
+}
+
+var manilaServices = []struct{ name, typ, path string }{
+	{"manila", "share", "/v1/%(project_id)s"},
+	{"manilav2", "sharev2", "/v2"},
+}
+
+// RemoveManilaFromCatalog deletes Manila's services and endpoints from Keystone, as on a cloud
+// without Manila.
+func (o *OpenStack) RemoveManilaFromCatalog(ctx context.Context) error {
+	provider, err := o.admin(ctx)
+	if err != nil {
+		return err
+	}
+	identity, err := gcopenstack.NewIdentityV3(provider, gophercloud.EndpointOpts{})
+	if err != nil {
+		return err
+	}
+	for _, svc := range manilaServices {
+		err := services.List(identity, services.ListOpts{ServiceType: svc.typ}).EachPage(ctx, func(ctx context.Context, page pagination.Page) (bool, error) {
+			found, err := services.ExtractServices(page)
+			if err != nil {
+				return false, err
+			}
+			for _, s := range found {
+				if err := deleteEndpoints(ctx, identity, s.ID); err != nil {
+					return false, err
+				}
+				if err := services.Delete(ctx, identity, s.ID).ExtractErr(); err != nil {
+					return false, err
+				}
+			}
+			return true, nil
+		})
+		if err != nil {
+			return fmt.Errorf("removing %s from the catalog: %w", svc.typ, err)
+		}
+	}
+	return nil
+}
+
+func deleteEndpoints(ctx context.Context, identity *gophercloud.ServiceClient, serviceID string) error {
+	return endpoints.List(identity, endpoints.ListOpts{ServiceID: serviceID}).EachPage(ctx, func(ctx context.Context, page pagination.Page) (bool, error) {
+		found, err := endpoints.ExtractEndpoints(page)
+		if err != nil {
+			return false, err
+		}
+		for _, e := range found {
+			if err := endpoints.Delete(ctx, identity, e.ID).ExtractErr(); err != nil {
+				return false, err
+			}
+		}
+		return true, nil
+	})
+}
+
+// RegisterManilaInCatalog adds Manila's services with public, internal and admin endpoints.
+func (o *OpenStack) RegisterManilaInCatalog(ctx context.Context) error {
+	provider, err := o.admin(ctx)
+	if err != nil {
+		return err
+	}
+	identity, err := gcopenstack.NewIdentityV3(provider, gophercloud.EndpointOpts{})
+	if err != nil {
+		return err
+	}
+	enabled := true
+	for _, svc := range manilaServices {
+		created, err := services.Create(ctx, identity, services.CreateOpts{Name: svc.name, Type: svc.typ, Enabled: &enabled}).Extract()
+		if err != nil {
+			return fmt.Errorf("registering %s: %w", svc.typ, err)
+		}
+		for _, iface := range []gophercloud.Availability{gophercloud.AvailabilityPublic, gophercloud.AvailabilityInternal, gophercloud.AvailabilityAdmin} {
+			_, err := endpoints.Create(ctx, identity, endpoints.CreateOpts{
+				Availability: iface, Region: Region, ServiceID: created.ID,
+				URL: fmt.Sprintf("http://127.0.0.1:%d%s", o.ManilaPort, svc.path),
+			}).Extract()
+			if err != nil {
+				return fmt.Errorf("registering the %s %s endpoint: %w", iface, svc.typ, err)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,122 @@
+package framework
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/openshift/library-go/pkg/controller/controllercmd"
+	"github.com/openshift/library-go/pkg/operator/events"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/operator"
+)
+
+// LogBuffer collects the operator's klog output for assertions.
+type LogBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *LogBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// String returns everything logged so far.
+func (l *LogBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+var klogOnce sync.Once
+
+// captureKlog sends klog's output to buf, at verbosity 4 so tests see what admins would see at Debug.
+func captureKlog(buf *LogBuffer) {
+	klogOnce.Do(func() {
+		fs := flag.NewFlagSet("klog", flag.PanicOnError)
+		klog.InitFlags(fs)
+		_ = fs.Set("logtostderr", "false")
+		_ = fs.Set("alsologtostderr", "false")
+		_ = fs.Set("stderrthreshold", "FATAL")
+		_ = fs.Set("v", "4")
+	})
+	klog.SetOutput(buf)
+}
+
+// RunningOperator is the operator running in this test process.
+type RunningOperator struct {
+	Logs *LogBuffer
+	stop func()
+}
+
+// Stop cancels the operator and waits for Run to return.
+func (r *RunningOperator) Stop() { r.stop() }
+
+// RunOperator runs the operator in-process against the world until the test ends (or Stop).
+// On failure the test log gets the operator's log.
+func (w *World) RunOperator(t testing.TB) *RunningOperator {
+	t.Helper()
+	logs := &LogBuffer{}
+	captureKlog(logs)
+	clk := clock.RealClock{}
+	cc := &controllercmd.ControllerContext{
+		Clock:             clk,
+		KubeConfig:        rest.CopyConfig(w.Config),
+		ProtoKubeConfig:   protoConfig(w.Config),
+		OperatorNamespace: names.OperatorNamespace,
+		EventRecorder: events.NewKubeRecorder(w.Kube.CoreV1().Events(names.OperatorNamespace), names.OperatorName,
+			&corev1.ObjectReference{Kind: "Deployment", Namespace: names.OperatorNamespace, Name: names.OperatorName, APIVersion: "apps/v1"}, clk),
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- operator.Run(ctx, cc) }()
+	var once sync.Once
+	running := &RunningOperator{Logs: logs}
+	running.stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("operator.Run returned: %v", err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Errorf("operator did not stop within 30s of cancellation")
+			}
+			klog.Flush()
+		})
+	}
+	t.Cleanup(func() {
+		running.Stop()
+		if t.Failed() {
+			t.Logf("operator log (last 200 lines):\n%s", tail(logs.String(), 200))
+		}
+	})
+	return running
+}
+
+func protoConfig(cfg *rest.Config) *rest.Config {
+	c := rest.CopyConfig(cfg)
+	c.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	c.ContentType = "application/vnd.kubernetes.protobuf"
+	return c
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,84 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+)
+
+// DefaultTimeout bounds every wait in the integration tests.
+const DefaultTimeout = 60 * time.Second
+
+// Eventually polls check until it returns nil or the timeout passes; then the test fails with the
+// last error check returned.
+func Eventually(t testing.TB, timeout time.Duration, what string, check func(ctx context.Context) error) {
+	t.Helper()
+	var last error
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		last = check(ctx)
+		return last == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("waiting %s for %s: %v", timeout, what, last)
+	}
+}
+
+// CreateClusterCSIDriver creates the ClusterCSIDriver manila.csi.openstack.org in the given state,
+// and deletes it when the test ends.
+func (cp *ControlPlane) CreateClusterCSIDriver(t testing.TB, state operatorv1.ManagementState) *operatorv1.ClusterCSIDriver {
+	t.Helper()
+	client := cp.Operator.OperatorV1().ClusterCSIDrivers()
+	driver, err := client.Create(context.Background(), &operatorv1.ClusterCSIDriver{
+		ObjectMeta: metav1.ObjectMeta{Name: names.CSIDriverName},
+		Spec:       operatorv1.ClusterCSIDriverSpec{OperatorSpec: operatorv1.OperatorSpec{ManagementState: state}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating ClusterCSIDriver: %v", err)
+	}
+	t.Cleanup(func() {
+		err := client.Delete(context.Background(), names.CSIDriverName, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("deleting ClusterCSIDriver: %v", err)
+		}
+		Eventually(t, DefaultTimeout, "ClusterCSIDriver deletion", func(ctx context.Context) error {
+			_, err := client.Get(ctx, names.CSIDriverName, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			return fmt.Errorf("still there (err=%v)", err)
+		})
+	})
+	return driver
+}
+
+// WaitForCondition waits until the ClusterCSIDriver has the condition with the given status and
+// returns it.
+func (cp *ControlPlane) WaitForCondition(t testing.TB, condType string, status operatorv1.ConditionStatus) operatorv1.OperatorCondition {
+	t.Helper()
+	var found operatorv1.OperatorCondition
+	Eventually(t, DefaultTimeout, fmt.Sprintf("condition %s=%s", condType, status), func(ctx context.Context) error {
+		driver, err := cp.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		c := v1helpers.FindOperatorCondition(driver.Status.Conditions, condType)
+		if c == nil {
+			return fmt.Errorf("no condition %s; have %v", condType, driver.Status.Conditions)
+		}
+		if c.Status != status {
+			return fmt.Errorf("%s is %s (%s: %s)", condType, c.Status, c.Reason, c.Message)
+		}
+		found = *c
+		return nil
+	})
+	return found
+}

@@ -1,0 +1,32 @@
+// Package integration runs the operator against a real kube-apiserver + etcd and a real Keystone +
+// Manila API, all started on 127.0.0.1 for this test binary.
+package integration
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
+)
+
+var world *framework.World
+
+func TestMain(m *testing.M) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	start := time.Now()
+	w, err := framework.StartWorld(ctx)
+	cancel()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: starting the test world: %v\n", err)
+		os.Exit(1)
+	}
+	fmt.Fprintf(os.Stderr, "test world up in %s: kube-apiserver %s, keystone %s, manila %s\n",
+		time.Since(start).Round(time.Millisecond), w.Config.Host, w.OpenStack.AuthURL(), w.OpenStack.ManilaURL())
+	world = w
+	code := m.Run()
+	w.Stop()
+	os.Exit(code)
+}
