@@ -1,0 +1,69 @@
+package openstack
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseCloud(t *testing.T) {
+	const secret = "hunter2-very-secret"
+	tests := []struct {
+		name      string
+		yaml      string
+		wantField string // "" means no error
+	}{
+		{"password", `
+clouds:
+  openstack:
+    auth: {auth_url: "https://keystone:5000/v3", username: u, password: ` + secret + `, project_name: p}
+`, ""},
+		{"user id", `
+clouds:
+  openstack:
+    auth: {auth_url: "https://k/v3", user_id: abc, password: ` + secret + `}
+`, ""},
+		{"application credential by id", `
+clouds:
+  openstack:
+    auth: {auth_url: "https://k/v3", application_credential_id: id, application_credential_secret: ` + secret + `}
+`, ""},
+		{"application credential by name", `
+clouds:
+  openstack:
+    auth: {auth_url: "https://k/v3", username: u, application_credential_name: n, application_credential_secret: ` + secret + `}
+`, ""},
+		{"not yaml", "clouds: [\n  - " + secret + ": : :", "clouds"},
+		{"type error quotes no value", "clouds:\n  openstack:\n    verify: " + secret + "\n", "clouds"},
+		{"no clouds", "other: 1\n", "clouds"},
+		{"other cloud only", "clouds:\n  devstack:\n    auth: {auth_url: x}\n", "clouds.openstack"},
+		{"no auth", "clouds:\n  openstack:\n    region_name: r\n", "clouds.openstack.auth"},
+		{"no auth_url", "clouds:\n  openstack:\n    auth: {username: u, password: " + secret + "}\n", "clouds.openstack.auth.auth_url"},
+		{"no credential", "clouds:\n  openstack:\n    auth: {auth_url: x, username: u}\n", "clouds.openstack.auth.password"},
+		{"password without user", "clouds:\n  openstack:\n    auth: {auth_url: x, password: " + secret + "}\n", "clouds.openstack.auth.username"},
+		{"app credential secret without id", "clouds:\n  openstack:\n    auth: {auth_url: x, application_credential_secret: " + secret + "}\n", "clouds.openstack.auth.application_credential_id"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cloud, err := ParseCloud([]byte(tt.yaml), "openstack")
+			if tt.wantField == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				if cloud.AuthInfo == nil || cloud.AuthInfo.AuthURL == "" {
+					t.Fatalf("auth not parsed: %+v", cloud)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("no error, want one naming %s", tt.wantField)
+			}
+			fe, ok := err.(*FieldError)
+			if !ok || fe.Field != tt.wantField {
+				t.Fatalf("error %v, want a FieldError for %s", err, tt.wantField)
+			}
+			if strings.Contains(err.Error(), secret) {
+				t.Fatalf("error message leaks the secret: %v", err)
+			}
+		})
+	}
+}

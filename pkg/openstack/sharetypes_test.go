@@ -1,0 +1,34 @@
+package openstack
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+func TestDecodeShareTypes(t *testing.T) {
+	body := `{"share_types": [
+	  {"id": "1", "name": "Gold_NFS", "share_type_access:is_public": true, "is_default": true, "description": "d",
+	   "extra_specs": {"driver_handles_share_servers": "False", "storage_protocol": "NFS"},
+	   "required_extra_specs": {"driver_handles_share_servers": "False"}},
+	  {"id": "2", "name": "legacy", "os-share-type-access:is_public": true, "extra_specs": {"snapshot_support": true}},
+	  {"id": "3", "name": "private", "share_type_access:is_public": false, "required_extra_specs": {"driver_handles_share_servers": "True"}}
+	]}`
+	var decoded any
+	if err := json.Unmarshal([]byte(body), &decoded); err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodeShareTypes(decoded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ShareType{
+		{ID: "1", Name: "Gold_NFS", Description: "d", IsPublic: true, IsDefault: true,
+			ExtraSpecs: map[string]string{"driver_handles_share_servers": "False", "storage_protocol": "NFS"}},
+		{ID: "2", Name: "legacy", IsPublic: true, ExtraSpecs: map[string]string{"snapshot_support": "True"}},
+		{ID: "3", Name: "private", ExtraSpecs: map[string]string{"driver_handles_share_servers": "True"}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("decodeShareTypes:\n got %+v\nwant %+v", got, want)
+	}
+}
