@@ -9,7 +9,7 @@
 
 SHELL := /bin/bash
 GO ?= go
-export GOFLAGS := -mod=vendor
+export GOFLAGS := -mod=vendor -trimpath
 export GOTOOLCHAIN := local
 
 OUTPUT     := $(CURDIR)/_output

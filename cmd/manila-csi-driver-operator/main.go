@@ -35,14 +35,16 @@ func newRootCommand() *cobra.Command {
 }
 
 func newStartCommand() *cobra.Command {
+	opts := operator.DefaultOptions()
 	cmd := controllercmd.NewControllerCommandConfig(
 		names.OperatorName,
 		version.Get(),
-		operator.Run,
+		opts.Run,
 		clock.RealClock{},
 	).NewCommandWithContext(context.Background())
 	cmd.Use = "start"
 	cmd.Short = "Start the operator"
+	opts.AddFlags(cmd.Flags())
 	return cmd
 }
 

@@ -18,3 +18,12 @@ const (
 	// CloudName is the entry of clouds.yaml the operator uses.
 	CloudName = "openstack"
 )
+
+const (
+	// CloudConfigNamespace holds the cluster's cloud provider config.
+	CloudConfigNamespace = "openshift-config"
+	// CloudConfigMap carries the OpenStack CA bundle, if the cloud uses a private CA.
+	CloudConfigMap = "cloud-provider-config"
+	// CABundleKey is the key of CloudConfigMap with the PEM bundle.
+	CABundleKey = "ca-bundle.pem"
+)

@@ -4,33 +4,130 @@ package operator
 import (
 	"context"
 	"fmt"
+	"sync"
+	"time"
 
+	configclient "github.com/openshift/client-go/config/clientset/versioned"
+	configinformers "github.com/openshift/client-go/config/informers/externalversions"
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
 	"github.com/openshift/library-go/pkg/operator/csi/csicontrollerset"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apiextinformers "k8s.io/apiextensions-apiserver/pkg/client/informers/externalversions"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/manila"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 )
 
-// Run starts the operator's informers and controllers and blocks until ctx is done.
+const resync = 20 * time.Minute
+
+// Run is the controllercmd start function with default options.
 func Run(ctx context.Context, cc *controllercmd.ControllerContext) error {
+	return DefaultOptions().Run(ctx, cc)
+}
+
+// clients are the API clients and informer factories shared by all controllers.
+type clients struct {
+	kube           kubernetes.Interface
+	dynamic        dynamic.Interface
+	kubeInformers  v1helpers.KubeInformersForNamespaces
+	configInformer configinformers.SharedInformerFactory
+	crdInformer    apiextinformers.SharedInformerFactory
+	operatorClient v1helpers.OperatorClientWithFinalizers
+	start          func(stop <-chan struct{})
+}
+
+func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 	var clk clock.PassiveClock = clock.RealClock{}
 	if cc.Clock != nil {
 		clk = cc.Clock
 	}
+	kube, err := kubernetes.NewForConfig(cc.ProtoKubeConfig)
+	if err != nil {
+		return nil, err
+	}
+	dyn, err := dynamic.NewForConfig(cc.KubeConfig)
+	if err != nil {
+		return nil, err
+	}
+	config, err := configclient.NewForConfig(cc.KubeConfig)
+	if err != nil {
+		return nil, err
+	}
+	apiext, err := apiextclient.NewForConfig(cc.KubeConfig)
+	if err != nil {
+		return nil, err
+	}
 	operatorClient, dynamicInformers, err := newOperatorClient(clk, cc.KubeConfig)
 	if err != nil {
-		return fmt.Errorf("ClusterCSIDriver client: %w", err)
+		return nil, fmt.Errorf("ClusterCSIDriver client: %w", err)
+	}
+	c := &clients{
+		kube:    kube,
+		dynamic: dyn,
+		kubeInformers: v1helpers.NewKubeInformersForNamespaces(kube, "",
+			names.OperatorNamespace, names.OperandNamespace, names.CloudConfigNamespace),
+		configInformer: configinformers.NewSharedInformerFactory(config, resync),
+		crdInformer:    apiextinformers.NewSharedInformerFactory(apiext, resync),
+		operatorClient: operatorClient,
+	}
+	c.start = func(stop <-chan struct{}) {
+		c.kubeInformers.Start(stop)
+		c.configInformer.Start(stop)
+		c.crdInformer.Start(stop)
+		dynamicInformers.Start(stop)
+	}
+	return c, nil
+}
+
+// Run starts the operator's informers and controllers and blocks until ctx is done. The operand's
+// controllers start the first time Manila is found and keep running afterwards, so that pods can
+// always unmount their volumes.
+func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) error {
+	s, err := o.settings()
+	if err != nil {
+		return err
+	}
+	c, err := newClients(cc)
+	if err != nil {
+		return err
+	}
+	var clk clock.PassiveClock = clock.RealClock{}
+	if cc.Clock != nil {
+		clk = cc.Clock
 	}
 
-	controllers := csicontrollerset.NewCSIControllerSet(operatorClient, cc.EventRecorder).
+	operatorControllers := csicontrollerset.NewCSIControllerSet(c.operatorClient, cc.EventRecorder).
 		WithLogLevelController().
 		WithManagementStateController("Manila", false)
+	operand := newOperandControllers(c, cc.EventRecorder, s)
+
+	var startOperand sync.Once
+	schedule := manila.DefaultSchedule()
+	schedule.Interval = o.PollInterval
+	manilaController := manila.NewController(manila.Config{
+		Schedule:           schedule,
+		OpenStackTransport: o.OpenStackTransport,
+		OnManilaFound: func([]openstack.ShareType) {
+			startOperand.Do(func() {
+				klog.Infof("Manila found: starting the Manila CSI driver controllers")
+				operand.Run(ctx)
+			})
+		},
+	}, c.operatorClient,
+		c.kubeInformers.InformersFor(names.OperatorNamespace).Core().V1().Secrets(),
+		c.kubeInformers.InformersFor(names.CloudConfigNamespace).Core().V1().ConfigMaps(),
+		cc.EventRecorder, clk)
 
 	klog.Infof("Starting %s for ClusterCSIDriver %s", names.OperatorName, names.CSIDriverName)
-	dynamicInformers.Start(ctx.Done())
-	controllers.Run(ctx, 1)
+	c.start(ctx.Done())
+	operatorControllers.Run(ctx, 1)
+	go manilaController.Run(ctx, 1)
 
 	<-ctx.Done()
 	return nil

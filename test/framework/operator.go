@@ -57,7 +57,32 @@ func captureKlog(buf *LogBuffer) {
 // RunningOperator is the operator running in this test process.
 type RunningOperator struct {
 	Logs *LogBuffer
-	stop func()
+	// Requests counts the operator's HTTP requests to Keystone and Manila.
+	Requests *RequestCounter
+	stop     func()
+}
+
+// TestImages are the operand images the in-process operator is given.
+var TestImages = map[string]string{
+	"DRIVER_IMAGE":                "quay.io/test/manila-csi-plugin:1",
+	"NFS_DRIVER_IMAGE":            "quay.io/test/csi-driver-nfs:1",
+	"PROVISIONER_IMAGE":           "quay.io/test/csi-provisioner:1",
+	"RESIZER_IMAGE":               "quay.io/test/csi-resizer:1",
+	"SNAPSHOTTER_IMAGE":           "quay.io/test/csi-snapshotter:1",
+	"NODE_DRIVER_REGISTRAR_IMAGE": "quay.io/test/csi-node-driver-registrar:1",
+	"LIVENESS_PROBE_IMAGE":        "quay.io/test/livenessprobe:1",
+	"KUBE_RBAC_PROXY_IMAGE":       "quay.io/test/kube-rbac-proxy:1",
+}
+
+// OperatorOptions returns the options the in-process operator runs with unless a test changes them:
+// the test images, a 5 s poll and a request counter.
+func OperatorOptions() (*operator.Options, *RequestCounter) {
+	counter := &RequestCounter{}
+	opts := operator.DefaultOptions()
+	opts.PollInterval = 5 * time.Second
+	opts.OpenStackTransport = counter.Wrap
+	opts.Getenv = func(name string) string { return TestImages[name] }
+	return opts, counter
 }
 
 // Stop cancels the operator and waits for Run to return.
@@ -66,6 +91,13 @@ func (r *RunningOperator) Stop() { r.stop() }
 // RunOperator runs the operator in-process against the world until the test ends (or Stop).
 // On failure the test log gets the operator's log.
 func (w *World) RunOperator(t testing.TB) *RunningOperator {
+	t.Helper()
+	opts, counter := OperatorOptions()
+	return w.RunOperatorWith(t, opts, counter)
+}
+
+// RunOperatorWith runs the operator with the given options; counter may be nil.
+func (w *World) RunOperatorWith(t testing.TB, opts *operator.Options, counter *RequestCounter) *RunningOperator {
 	t.Helper()
 	logs := &LogBuffer{}
 	captureKlog(logs)
@@ -80,9 +112,9 @@ func (w *World) RunOperator(t testing.TB) *RunningOperator {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- operator.Run(ctx, cc) }()
+	go func() { done <- opts.Run(ctx, cc) }()
 	var once sync.Once
-	running := &RunningOperator{Logs: logs}
+	running := &RunningOperator{Logs: logs, Requests: counter}
 	running.stop = func() {
 		once.Do(func() {
 			cancel()

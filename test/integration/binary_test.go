@@ -61,6 +61,10 @@ func TestBinaryVersionAndStart(t *testing.T) {
 	cmd := exec.Command(bin, "start", "--kubeconfig", world.Kubeconfig, "--namespace", names.OperatorNamespace,
 		"--listen", "127.0.0.1:"+strconv.Itoa(port), "-v=2")
 	cmd.Stdout, cmd.Stderr = logOut, logOut
+	cmd.Env = os.Environ()
+	for k, v := range framework.TestImages {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

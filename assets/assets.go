@@ -1,0 +1,110 @@
+// Package assets holds the operand's manifests, one object per file, and renders the operator's own
+// placeholders in them. library-go's controllers replace the image, log level, TLS, cluster ID and
+// leader election placeholders themselves, so Render leaves those untouched.
+package assets
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+)
+
+//go:embed *.yaml
+var files embed.FS
+
+// Names of the assets.
+const (
+	Namespace                = "namespace.yaml"
+	ControllerServiceAccount = "controller_sa.yaml"
+	NodeServiceAccount       = "node_sa.yaml"
+	ProvisionerRole          = "provisioner_role.yaml"
+	ProvisionerBinding       = "provisioner_binding.yaml"
+	ResizerRole              = "resizer_role.yaml"
+	ResizerBinding           = "resizer_binding.yaml"
+	SnapshotterRole          = "snapshotter_role.yaml"
+	SnapshotterBinding       = "snapshotter_binding.yaml"
+	LeaderElectionRole       = "leader_election_role.yaml"
+	LeaderElectionBinding    = "leader_election_binding.yaml"
+	PrivilegedBinding        = "privileged_binding.yaml"
+	KubeRBACProxyRole        = "kube_rbac_proxy_role.yaml"
+	KubeRBACProxyBinding     = "kube_rbac_proxy_binding.yaml"
+	PrometheusRole           = "prometheus_role.yaml"
+	PrometheusBinding        = "prometheus_binding.yaml"
+	NodeRole                 = "node_role.yaml"
+	NodeBinding              = "node_binding.yaml"
+	MetricsService           = "service.yaml"
+	TrustedCABundle          = "cabundle_cm.yaml"
+	ControllerPDB            = "pdb.yaml"
+
+	CSIDriver            = "csidriver.yaml"
+	ControllerDeployment = "controller.yaml"
+	NodeDaemonSet        = "node.yaml"
+	NFSNodeDaemonSet     = "node_nfs.yaml"
+	VolumeSnapshotClass  = "volumesnapshotclass.yaml"
+	ServiceMonitor       = "servicemonitor.yaml"
+)
+
+// StaticResources lists the assets applied by the static-resources controller, in apply order:
+// namespace, service accounts, RBAC, Service, ConfigMap, PDB.
+func StaticResources() []string {
+	return []string{
+		Namespace,
+		ControllerServiceAccount, NodeServiceAccount,
+		ProvisionerRole, ProvisionerBinding,
+		ResizerRole, ResizerBinding,
+		SnapshotterRole, SnapshotterBinding,
+		LeaderElectionRole, LeaderElectionBinding,
+		PrivilegedBinding,
+		KubeRBACProxyRole, KubeRBACProxyBinding,
+		PrometheusRole, PrometheusBinding,
+		NodeRole, NodeBinding,
+		MetricsService,
+		TrustedCABundle,
+		ControllerPDB,
+	}
+}
+
+// Names lists every asset: the static resources followed by those other controllers apply.
+func Names() []string {
+	return append(StaticResources(),
+		CSIDriver, ControllerDeployment, NodeDaemonSet, NFSNodeDaemonSet, VolumeSnapshotClass, ServiceMonitor)
+}
+
+// Vars are the operator's own placeholders. library-go itself replaces ${DRIVER_IMAGE},
+// ${PROVISIONER_IMAGE}, ${RESIZER_IMAGE}, ${SNAPSHOTTER_IMAGE}, ${NODE_DRIVER_REGISTRAR_IMAGE},
+// ${LIVENESS_PROBE_IMAGE}, ${KUBE_RBAC_PROXY_IMAGE}, ${LOG_LEVEL}, ${TLS_CIPHER_SUITES},
+// ${TLS_MIN_VERSION}, ${CLUSTER_ID} and ${LEADER_ELECTION_*} in Deployments/DaemonSets, so Render
+// leaves those untouched.
+type Vars struct {
+	NFSDriverImage string // replaces ${NFS_DRIVER_IMAGE}
+	FSGroupPolicy  string // replaces ${FSGROUP_POLICY}
+}
+
+// Render returns the named asset with the Vars placeholders replaced; an unknown name is an error.
+// Empty Vars are substituted as empty strings.
+func (v Vars) Render(name string) ([]byte, error) {
+	if !known(name) {
+		return nil, fmt.Errorf("unknown asset %q", name)
+	}
+	data, err := files.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("asset %q: %w", name, err)
+	}
+	data = bytes.ReplaceAll(data, []byte("${NFS_DRIVER_IMAGE}"), []byte(v.NFSDriverImage))
+	data = bytes.ReplaceAll(data, []byte("${FSGROUP_POLICY}"), []byte(v.FSGroupPolicy))
+	return data, nil
+}
+
+// AssetFunc adapts Render to library-go's resourceapply.AssetFunc.
+func (v Vars) AssetFunc() func(string) ([]byte, error) {
+	return v.Render
+}
+
+func known(name string) bool {
+	for _, n := range Names() {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}

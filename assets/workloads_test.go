@@ -1,0 +1,210 @@
+package assets
+
+import (
+	"slices"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/yaml"
+)
+
+func decode[T any](t *testing.T, name string) *T {
+	t.Helper()
+	obj := new(T)
+	if err := yaml.UnmarshalStrict(render(t, name), obj); err != nil {
+		t.Fatalf("decode %s: %v", name, err)
+	}
+	return obj
+}
+
+func containerNames(spec corev1.PodSpec) []string {
+	var names []string
+	for _, c := range spec.Containers {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+// checkPodSpec asserts that mounts reference declared volumes and that every volume is mounted.
+func checkPodSpec(t *testing.T, spec corev1.PodSpec) {
+	t.Helper()
+	declared := map[string]bool{}
+	for _, v := range spec.Volumes {
+		declared[v.Name] = false
+	}
+	for _, c := range spec.Containers {
+		if c.Image == "" || c.TerminationMessagePolicy != corev1.TerminationMessageFallbackToLogsOnError {
+			t.Errorf("container %s: image %q, terminationMessagePolicy %q", c.Name, c.Image, c.TerminationMessagePolicy)
+		}
+		for _, m := range c.VolumeMounts {
+			if _, ok := declared[m.Name]; !ok {
+				t.Errorf("container %s mounts undeclared volume %s", c.Name, m.Name)
+			}
+			declared[m.Name] = true
+		}
+	}
+	for v, used := range declared {
+		if !used {
+			t.Errorf("volume %s is never mounted", v)
+		}
+	}
+}
+
+func TestWorkloads(t *testing.T) {
+	dep := decode[appsv1.Deployment](t, ControllerDeployment)
+	nodeDS := decode[appsv1.DaemonSet](t, NodeDaemonSet)
+	nfsDS := decode[appsv1.DaemonSet](t, NFSNodeDaemonSet)
+	tests := []struct {
+		name       string
+		selector   map[string]string
+		podLabels  map[string]string
+		spec       corev1.PodSpec
+		sa         string
+		containers []string
+	}{
+		{ControllerDeployment, dep.Spec.Selector.MatchLabels, dep.Spec.Template.Labels, dep.Spec.Template.Spec,
+			"manila-csi-driver-controller-sa",
+			[]string{"csi-driver", "csi-driver-nfs", "csi-provisioner", "provisioner-kube-rbac-proxy", "csi-resizer",
+				"resizer-kube-rbac-proxy", "csi-snapshotter", "snapshotter-kube-rbac-proxy", "csi-liveness-probe"}},
+		{NodeDaemonSet, nodeDS.Spec.Selector.MatchLabels, nodeDS.Spec.Template.Labels, nodeDS.Spec.Template.Spec,
+			"manila-csi-driver-node-sa", []string{"csi-driver", "csi-node-driver-registrar", "csi-liveness-probe"}},
+		{NFSNodeDaemonSet, nfsDS.Spec.Selector.MatchLabels, nfsDS.Spec.Template.Labels, nfsDS.Spec.Template.Spec,
+			"manila-csi-driver-node-sa", []string{"csi-driver"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := containerNames(tc.spec); !slices.Equal(got, tc.containers) {
+				t.Errorf("containers = %v, want %v", got, tc.containers)
+			}
+			if tc.spec.ServiceAccountName != tc.sa {
+				t.Errorf("serviceAccountName = %q, want %q", tc.spec.ServiceAccountName, tc.sa)
+			}
+			if len(tc.selector) == 0 || !labels.SelectorFromSet(tc.selector).Matches(labels.Set(tc.podLabels)) {
+				t.Errorf("selector %v does not match pod labels %v", tc.selector, tc.podLabels)
+			}
+			checkPodSpec(t, tc.spec)
+		})
+	}
+	if img := dep.Spec.Template.Spec.Containers[1].Image; img != testVars.NFSDriverImage {
+		t.Errorf("controller csi-driver-nfs image = %q", img)
+	}
+	if img := nfsDS.Spec.Template.Spec.Containers[0].Image; img != testVars.NFSDriverImage {
+		t.Errorf("NFS node csi-driver image = %q", img)
+	}
+}
+
+// TestCrossReferences checks the names that tie the assets together.
+func TestCrossReferences(t *testing.T) {
+	dep := decode[appsv1.Deployment](t, ControllerDeployment)
+	svc := decode[corev1.Service](t, MetricsService)
+	pdb := decode[policyv1.PodDisruptionBudget](t, ControllerPDB)
+	podLabels := labels.Set(dep.Spec.Template.Labels)
+
+	if !labels.SelectorFromSet(svc.Spec.Selector).Matches(podLabels) {
+		t.Errorf("Service selector %v does not match controller pods %v", svc.Spec.Selector, podLabels)
+	}
+	if !labels.SelectorFromSet(pdb.Spec.Selector.MatchLabels).Matches(podLabels) {
+		t.Errorf("PDB selector %v does not match controller pods", pdb.Spec.Selector.MatchLabels)
+	}
+	ports := map[string]int32{}
+	for _, c := range dep.Spec.Template.Spec.Containers {
+		for _, p := range c.Ports {
+			ports[p.Name] = p.ContainerPort
+		}
+	}
+	for _, p := range svc.Spec.Ports {
+		if ports[p.TargetPort.StrVal] != p.Port {
+			t.Errorf("Service port %s targets %q, container port %d", p.Name, p.TargetPort.String(), ports[p.TargetPort.StrVal])
+		}
+	}
+	secret := svc.Annotations["service.beta.openshift.io/serving-cert-secret-name"]
+	if !slices.ContainsFunc(dep.Spec.Template.Spec.Volumes, func(v corev1.Volume) bool {
+		return v.Secret != nil && v.Secret.SecretName == secret
+	}) {
+		t.Errorf("controller does not mount serving cert secret %q", secret)
+	}
+
+	var sm struct {
+		Spec struct {
+			Selector struct {
+				MatchLabels map[string]string `json:"matchLabels"`
+			} `json:"selector"`
+			Endpoints []struct {
+				Port      string `json:"port"`
+				TLSConfig struct {
+					ServerName string `json:"serverName"`
+				} `json:"tlsConfig"`
+			} `json:"endpoints"`
+		} `json:"spec"`
+	}
+	if err := yaml.Unmarshal(render(t, ServiceMonitor), &sm); err != nil {
+		t.Fatal(err)
+	}
+	if !labels.SelectorFromSet(sm.Spec.Selector.MatchLabels).Matches(labels.Set(svc.Labels)) {
+		t.Errorf("ServiceMonitor selector %v does not match Service labels %v", sm.Spec.Selector.MatchLabels, svc.Labels)
+	}
+	if len(sm.Spec.Endpoints) != len(svc.Spec.Ports) {
+		t.Errorf("ServiceMonitor has %d endpoints, Service %d ports", len(sm.Spec.Endpoints), len(svc.Spec.Ports))
+	}
+	for i, ep := range sm.Spec.Endpoints {
+		if i < len(svc.Spec.Ports) && ep.Port != svc.Spec.Ports[i].Name {
+			t.Errorf("ServiceMonitor endpoint %d port %q, Service port %q", i, ep.Port, svc.Spec.Ports[i].Name)
+		}
+		if want := svc.Name + "." + svc.Namespace + ".svc"; ep.TLSConfig.ServerName != want {
+			t.Errorf("ServiceMonitor endpoint %s serverName %q, want %q", ep.Port, ep.TLSConfig.ServerName, want)
+		}
+	}
+}
+
+// TestBindings checks that every binding refers to a role and service accounts the assets define.
+func TestBindings(t *testing.T) {
+	roles := map[string]bool{"ClusterRole/system:openshift:scc:privileged": true}
+	accounts := map[string]bool{"openshift-monitoring/prometheus-k8s": true}
+	for _, name := range Names() {
+		var obj struct {
+			Kind     string `json:"kind"`
+			Metadata struct {
+				Name      string `json:"name"`
+				Namespace string `json:"namespace"`
+			} `json:"metadata"`
+		}
+		if err := yaml.Unmarshal(render(t, name), &obj); err != nil {
+			t.Fatal(err)
+		}
+		switch obj.Kind {
+		case "ClusterRole", "Role":
+			roles[obj.Kind+"/"+obj.Metadata.Name] = true
+		case "ServiceAccount":
+			accounts[obj.Metadata.Namespace+"/"+obj.Metadata.Name] = true
+		}
+	}
+	bindings := 0
+	for _, name := range Names() {
+		var b rbacv1.RoleBinding // ClusterRoleBinding has the same subjects/roleRef shape
+		if err := yaml.Unmarshal(render(t, name), &b); err != nil {
+			t.Fatal(err)
+		}
+		if b.Kind != "ClusterRoleBinding" && b.Kind != "RoleBinding" {
+			continue
+		}
+		bindings++
+		if !roles[b.RoleRef.Kind+"/"+b.RoleRef.Name] {
+			t.Errorf("%s: roleRef %s/%s is not defined", name, b.RoleRef.Kind, b.RoleRef.Name)
+		}
+		if len(b.Subjects) == 0 {
+			t.Errorf("%s has no subjects", name)
+		}
+		for _, s := range b.Subjects {
+			if s.Kind != "ServiceAccount" || !accounts[s.Namespace+"/"+s.Name] {
+				t.Errorf("%s: subject %s %s/%s is not defined", name, s.Kind, s.Namespace, s.Name)
+			}
+		}
+	}
+	if bindings == 0 {
+		t.Error("no bindings found")
+	}
+}

@@ -1,0 +1,109 @@
+package manila
+
+import (
+	"errors"
+	"fmt"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+)
+
+// Condition types. cluster-storage-operator reads ANY condition whose type ends in "Disabled" as
+// "driver disabled", whatever its status, so Disabled is removed, never set False.
+const (
+	ConditionDisabled = ControllerName + "Disabled"
+	ConditionDegraded = ControllerName + "Degraded"
+)
+
+// Reasons of the Disabled and Degraded conditions.
+const (
+	ReasonNoManilaService    = "NoManilaService"
+	ReasonNoShareTypes       = "NoShareTypes"
+	ReasonInvalidCredentials = "InvalidCredentials"
+	ReasonCredentialsMissing = "CredentialsMissing"
+	ReasonOpenStackError     = "OpenStackError"
+	ReasonAsExpected         = "AsExpected"
+)
+
+// Outcome is what one poll found.
+type Outcome int
+
+const (
+	// ManilaFound: the catalog has sharev2 and Manila lists at least one share type.
+	ManilaFound Outcome = iota
+	// NoManilaService: the catalog has no sharev2 endpoint.
+	NoManilaService
+	// NoShareTypes: Manila answered with zero share types.
+	NoShareTypes
+	// PollFailed: Keystone or Manila could not be asked (unreachable, 5xx, timeout, 401, ...).
+	PollFailed
+	// InputMissing: the credentials secret does not exist (yet).
+	InputMissing
+	// InputInvalid: the credentials are there but unusable as written.
+	InputInvalid
+)
+
+// Observation is the outcome of one poll, with the error for the failing outcomes.
+type Observation struct {
+	Outcome    Outcome
+	ShareTypes int
+	Err        error
+}
+
+// Disabled reports whether the observation is positive evidence that the cloud has no usable Manila.
+func (o Observation) Disabled() bool { return o.Outcome == NoManilaService || o.Outcome == NoShareTypes }
+
+// statusUpdates turns an observation into condition changes. failures counts consecutive failed
+// polls including this one; grace is how many are tolerated before Degraded.
+// A failure never touches Disabled: a cloud that had Manila a minute ago still has it.
+func statusUpdates(obs Observation, failures, grace int) []v1helpers.UpdateStatusFunc {
+	notDegraded := v1helpers.UpdateConditionFn(operatorv1.OperatorCondition{
+		Type: ConditionDegraded, Status: operatorv1.ConditionFalse, Reason: ReasonAsExpected})
+	degraded := func(reason string) v1helpers.UpdateStatusFunc {
+		return v1helpers.UpdateConditionFn(operatorv1.OperatorCondition{
+			Type: ConditionDegraded, Status: operatorv1.ConditionTrue, Reason: reason, Message: obs.Err.Error()})
+	}
+	disabled := func(reason, message string) v1helpers.UpdateStatusFunc {
+		return v1helpers.UpdateConditionFn(operatorv1.OperatorCondition{
+			Type: ConditionDisabled, Status: operatorv1.ConditionTrue, Reason: reason, Message: message})
+	}
+	switch obs.Outcome {
+	case ManilaFound:
+		return []v1helpers.UpdateStatusFunc{removeCondition(ConditionDisabled), notDegraded}
+	case NoManilaService:
+		return []v1helpers.UpdateStatusFunc{notDegraded,
+			disabled(ReasonNoManilaService, "The OpenStack service catalog has no Manila (sharev2) endpoint; the Manila CSI driver is not needed.")}
+	case NoShareTypes:
+		return []v1helpers.UpdateStatusFunc{notDegraded,
+			disabled(ReasonNoShareTypes, "Manila is available but has no share types visible to the credentials; create a share type to enable the driver.")}
+	case InputInvalid:
+		return []v1helpers.UpdateStatusFunc{degraded(ReasonInvalidCredentials)}
+	case InputMissing:
+		if failures >= grace {
+			return []v1helpers.UpdateStatusFunc{degraded(ReasonCredentialsMissing)}
+		}
+	case PollFailed:
+		if failures >= grace {
+			return []v1helpers.UpdateStatusFunc{degraded(ReasonOpenStackError)}
+		}
+	}
+	return nil
+}
+
+func removeCondition(condType string) v1helpers.UpdateStatusFunc {
+	return func(status *operatorv1.OperatorStatus) error {
+		v1helpers.RemoveOperatorCondition(&status.Conditions, condType)
+		return nil
+	}
+}
+
+// errMissingSecret and errMissingKey name the object and key the operator waits for.
+func errMissingSecret(namespace, name string) error {
+	return fmt.Errorf("waiting for Secret %s/%s with the OpenStack credentials", namespace, name)
+}
+
+func errMissingKey(namespace, name, key string) error {
+	return fmt.Errorf("Secret %s/%s has no key %q", namespace, name, key)
+}
+
+var errNoPEM = errors.New("holds no PEM certificate")

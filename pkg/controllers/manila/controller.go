@@ -1,0 +1,253 @@
+// Package manila detects whether the cloud has Manila and reports it on the ClusterCSIDriver.
+package manila
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	corev1informers "k8s.io/client-go/informers/core/v1"
+	corev1listers "k8s.io/client-go/listers/core/v1"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
+)
+
+// ControllerName prefixes the controller's conditions.
+const ControllerName = "ManilaController"
+
+// Config is what the Controller needs besides informers.
+type Config struct {
+	Schedule Schedule
+	// Grace is how many consecutive failed polls are tolerated before Degraded.
+	Grace int
+	// OpenStackTransport, if set, wraps the HTTP transport to Keystone and Manila.
+	OpenStackTransport func(http.RoundTripper) http.RoundTripper
+	// OnManilaFound runs after every poll that found Manila with share types; it must be idempotent.
+	OnManilaFound func(shareTypes []openstack.ShareType)
+}
+
+// Controller polls Keystone and Manila to learn whether the cloud offers Manila.
+//
+// Watches: Secret openshift-cluster-csi-drivers/manila-cloud-credentials, ConfigMap
+// openshift-config/cloud-provider-config (the OpenStack CA) and the ClusterCSIDriver; nothing else, so
+// unrelated cluster objects never cause an OpenStack request. It also polls on a timer with jitter,
+// retrying failures with a doubling delay.
+//
+// Writes: conditions ManilaControllerDisabled (True with a reason when the catalog has no sharev2 or
+// Manila has no share types; removed when Manila is there) and ManilaControllerDegraded (True when polls
+// keep failing or the credentials are unusable).
+//
+// Policy: it logs in to Keystone once per credentials/CA content and reuses the token; a failure never
+// marks the driver Disabled, and it never deletes anything.
+type Controller struct {
+	cfg            Config
+	operatorClient v1helpers.OperatorClient
+	secrets        corev1listers.SecretNamespaceLister
+	caConfigMaps   corev1listers.ConfigMapNamespaceLister
+	recorder       events.Recorder
+	clock          clock.PassiveClock
+
+	session      *openstack.Client
+	sessionHash  string
+	publicOnly   bool
+	lastInputs   string
+	nextPoll     time.Time
+	failures     int
+	lastOutcome  Outcome
+	everObserved bool
+}
+
+// NewController returns the factory controller; secretInformer must be scoped to the operator
+// namespace and configMapInformer to openshift-config.
+func NewController(cfg Config, operatorClient v1helpers.OperatorClient, secretInformer corev1informers.SecretInformer,
+	configMapInformer corev1informers.ConfigMapInformer, recorder events.Recorder, clk clock.PassiveClock) factory.Controller {
+	if cfg.Grace <= 0 {
+		cfg.Grace = 3
+	}
+	c := &Controller{
+		cfg:            cfg,
+		operatorClient: operatorClient,
+		secrets:        secretInformer.Lister().Secrets(names.OperatorNamespace),
+		caConfigMaps:   configMapInformer.Lister().ConfigMaps(names.CloudConfigNamespace),
+		recorder:       recorder.WithComponentSuffix("manila-controller"),
+		clock:          clk,
+	}
+	return factory.New().
+		WithSync(c.sync).
+		WithInformers(operatorClient.Informer()).
+		WithFilteredEventsInformers(factory.NamesFilter(names.CloudCredentialsSecret), secretInformer.Informer()).
+		WithFilteredEventsInformers(factory.NamesFilter(names.CloudConfigMap), configMapInformer.Informer()).
+		ToController(ControllerName, c.recorder)
+}
+
+type inputs struct {
+	cloudsYAML []byte
+	caBundle   []byte
+	hash       string
+}
+
+func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
+	spec, _, _, err := c.operatorClient.GetOperatorState()
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return err
+	}
+	if spec.ManagementState != operatorv1.Managed {
+		return nil
+	}
+	meta, err := c.operatorClient.GetObjectMeta()
+	if err != nil {
+		return err
+	}
+
+	in, inputErr := c.readInputs()
+	key := in.hash + "/" + strconv.FormatInt(meta.Generation, 10)
+	now := c.clock.Now()
+	if key == c.lastInputs && now.Before(c.nextPoll) {
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), c.nextPoll.Sub(now))
+		return nil
+	}
+	c.lastInputs = key
+
+	var obs Observation
+	if inputErr != nil {
+		obs = inputErr.(inputError).observation()
+	} else {
+		obs = c.poll(ctx, in)
+	}
+	if obs.Outcome == ManilaFound || obs.Disabled() {
+		c.failures = 0
+	} else {
+		c.failures++
+	}
+	c.report(obs)
+
+	delay := c.cfg.Schedule.Next(c.failures)
+	c.nextPoll = now.Add(delay)
+	syncCtx.Queue().AddAfter(syncCtx.QueueKey(), delay)
+
+	if _, _, err := v1helpers.UpdateStatus(ctx, c.operatorClient, statusUpdates(obs, c.failures, c.cfg.Grace)...); err != nil {
+		c.lastInputs = "" // the status must still be written: do not skip the next sync
+		return err
+	}
+	return nil
+}
+
+// inputError is a problem with the operator's inputs rather than with OpenStack.
+type inputError struct {
+	outcome Outcome
+	err     error
+}
+
+func (e inputError) Error() string             { return e.err.Error() }
+func (e inputError) observation() Observation { return Observation{Outcome: e.outcome, Err: e.err} }
+
+func (c *Controller) readInputs() (inputs, error) {
+	secret, err := c.secrets.Get(names.CloudCredentialsSecret)
+	if apierrors.IsNotFound(err) {
+		return inputs{hash: "no-secret"}, inputError{InputMissing, errMissingSecret(names.OperatorNamespace, names.CloudCredentialsSecret)}
+	} else if err != nil {
+		return inputs{}, inputError{PollFailed, err}
+	}
+	clouds, ok := secret.Data[names.CloudsYAMLKey]
+	if !ok {
+		return inputs{hash: "no-key/" + secret.ResourceVersion}, inputError{InputInvalid, errMissingKey(names.OperatorNamespace, names.CloudCredentialsSecret, names.CloudsYAMLKey)}
+	}
+	var ca []byte
+	if cm, err := c.caConfigMaps.Get(names.CloudConfigMap); err == nil {
+		ca = []byte(cm.Data[names.CABundleKey])
+	}
+	h := sha256.New()
+	h.Write(clouds)
+	h.Write([]byte{0})
+	h.Write(ca)
+	return inputs{cloudsYAML: clouds, caBundle: ca, hash: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// poll logs in (only when the inputs changed or the catalog must be re-read), finds sharev2 and
+// lists the share types.
+func (c *Controller) poll(ctx context.Context, in inputs) Observation {
+	if c.session == nil || c.sessionHash != in.hash {
+		client, err := openstack.Connect(ctx, in.cloudsYAML, names.CloudName, openstack.Options{
+			CABundle: in.caBundle, Transport: c.cfg.OpenStackTransport})
+		if err != nil {
+			if openstack.IsFieldError(err) {
+				return Observation{Outcome: InputInvalid, Err: secretFieldError(err)}
+			}
+			return Observation{Outcome: PollFailed, Err: err}
+		}
+		c.session, c.sessionHash, c.publicOnly = client, in.hash, false
+	}
+	manila, err := c.session.Manila()
+	if errors.Is(err, openstack.ErrNoManilaService) {
+		// The catalog comes with the token: log in again next time so a newly registered Manila is seen.
+		c.session = nil
+		return Observation{Outcome: NoManilaService}
+	} else if err != nil {
+		return Observation{Outcome: PollFailed, Err: err}
+	}
+	types, err := c.listShareTypes(ctx, manila)
+	if err != nil {
+		return Observation{Outcome: PollFailed, Err: err}
+	}
+	if len(types) == 0 {
+		return Observation{Outcome: NoShareTypes}
+	}
+	if c.cfg.OnManilaFound != nil {
+		c.cfg.OnManilaFound(types)
+	}
+	return Observation{Outcome: ManilaFound, ShareTypes: len(types)}
+}
+
+func (c *Controller) listShareTypes(ctx context.Context, manila *gophercloud.ServiceClient) ([]openstack.ShareType, error) {
+	if !c.publicOnly {
+		types, err := openstack.ListShareTypes(ctx, manila, openstack.AllShareTypes)
+		if !gophercloud.ResponseCodeIs(err, http.StatusForbidden) {
+			return types, err
+		}
+		c.publicOnly = true
+		c.recorder.Warningf("PrivateShareTypesHidden", "The OpenStack credentials may not list private share types; only public share types are used")
+	}
+	return openstack.ListShareTypes(ctx, manila, openstack.PublicShareTypes)
+}
+
+func secretFieldError(err error) error {
+	return errors.New("Secret " + names.OperatorNamespace + "/" + names.CloudCredentialsSecret + " key " + names.CloudsYAMLKey + ": " + err.Error())
+}
+
+// report logs and records an event when the outcome changes.
+func (c *Controller) report(obs Observation) {
+	changed := !c.everObserved || obs.Outcome != c.lastOutcome
+	c.everObserved, c.lastOutcome = true, obs.Outcome
+	if !changed {
+		if obs.Err != nil {
+			klog.V(2).Infof("Manila poll failed (%d in a row): %v", c.failures, obs.Err)
+		}
+		return
+	}
+	switch obs.Outcome {
+	case ManilaFound:
+		c.recorder.Eventf("ManilaDetected", "Manila found with %d share type(s)", obs.ShareTypes)
+	case NoManilaService:
+		c.recorder.Eventf("ManilaNotFound", "The OpenStack catalog has no sharev2 service")
+	case NoShareTypes:
+		c.recorder.Eventf("NoShareTypes", "Manila has no share types visible to the credentials")
+	default:
+		c.recorder.Warningf("ManilaPollFailed", "%v", obs.Err)
+	}
+}

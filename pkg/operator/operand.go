@@ -1,0 +1,98 @@
+package operator
+
+import (
+	"context"
+
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/csi/csicontrollerset"
+	"github.com/openshift/library-go/pkg/operator/csi/csidrivercontrollerservicecontroller"
+	"github.com/openshift/library-go/pkg/operator/csi/csidrivernodeservicecontroller"
+	dc "github.com/openshift/library-go/pkg/operator/deploymentcontroller"
+	"github.com/openshift/library-go/pkg/operator/events"
+
+	"github.com/manila-csi/manila-csi-driver-operator/assets"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+)
+
+const (
+	trustedCAConfigMap = "manila-csi-driver-trusted-ca-bundle"
+	metricsCertSecret  = "manila-csi-driver-controller-metrics-serving-cert"
+
+	snapshotClassCRD  = "volumesnapshotclasses.snapshot.storage.k8s.io"
+	serviceMonitorCRD = "servicemonitors.monitoring.coreos.com"
+)
+
+// operandControllers install and keep the Manila and NFS CSI drivers.
+type operandControllers struct {
+	set          *csicontrollerset.CSIControllerSet
+	nfsNode      factory.Controller
+	snapshotCls  factory.Controller
+	monitor      factory.Controller
+	crdInformers []factory.Informer
+}
+
+func newOperandControllers(c *clients, recorder events.Recorder, s settings) *operandControllers {
+	vars := assets.Vars{NFSDriverImage: s.images["NFS_DRIVER_IMAGE"], FSGroupPolicy: s.fsGroupPolicy}
+	render := vars.AssetFunc()
+	operandCore := c.kubeInformers.InformersFor(names.OperandNamespace)
+	operandInformers := c.kubeInformers.InformersFor(names.OperandNamespace)
+	crds := c.crdInformer.Apiextensions().V1().CustomResourceDefinitions()
+
+	replicasHook, replicasInformers := hooks.ControlPlaneReplicas(c.kubeInformers.InformersFor("").Core().V1().Nodes())
+	deploymentHooks := []dc.DeploymentHookFunc{
+		csidrivercontrollerservicecontroller.WithObservedProxyDeploymentHook(),
+		csidrivercontrollerservicecontroller.WithCABundleDeploymentHook(names.OperandNamespace, trustedCAConfigMap, operandCore.Core().V1().ConfigMaps()),
+		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, metricsCertSecret, operandCore.Core().V1().Secrets()),
+		replicasHook,
+	}
+	deploymentInformers := append([]factory.Informer{
+		operandCore.Core().V1().ConfigMaps().Informer(),
+		operandCore.Core().V1().Secrets().Informer(),
+	}, replicasInformers...)
+	daemonSetHooks := []csidrivernodeservicecontroller.DaemonSetHookFunc{
+		csidrivernodeservicecontroller.WithObservedProxyDaemonSetHook(),
+		csidrivernodeservicecontroller.WithCABundleDaemonSetHook(names.OperandNamespace, trustedCAConfigMap, operandCore.Core().V1().ConfigMaps()),
+	}
+	daemonSetInformers := []factory.Informer{operandCore.Core().V1().ConfigMaps().Informer()}
+
+	set := csicontrollerset.NewCSIControllerSet(c.operatorClient, recorder).
+		WithStaticResourcesController("ManilaDriverStaticResourcesController", c.kube, c.dynamic, c.kubeInformers, render,
+			append(assets.StaticResources(), assets.CSIDriver)).
+		WithCSIConfigObserverController("ManilaDriverCSIConfigObserverController", c.configInformer).
+		WithCSIDriverControllerService("ManilaDriverControllerServiceController", render, assets.ControllerDeployment,
+			c.kube, operandInformers, c.configInformer, deploymentInformers, deploymentHooks...).
+		WithCSIDriverNodeService("ManilaDriverNodeServiceController", render, assets.NodeDaemonSet,
+			c.kube, operandInformers, daemonSetInformers, daemonSetHooks...)
+
+	nfsManifest, err := render(assets.NFSNodeDaemonSet)
+	if err != nil {
+		panic(err) // embedded asset: a missing one is a build defect caught by the golden tests
+	}
+	nfsNode := csidrivernodeservicecontroller.NewCSIDriverNodeServiceController("NFSDriverNodeServiceController",
+		nfsManifest, recorder, c.operatorClient, c.kube, operandInformers.Apps().V1().DaemonSets(), daemonSetInformers, daemonSetHooks...)
+
+	crdExists := func(name string) func() bool {
+		return func() bool {
+			_, err := crds.Lister().Get(name)
+			return err == nil
+		}
+	}
+	never := func() bool { return false }
+	return &operandControllers{
+		set:     set,
+		nfsNode: nfsNode,
+		snapshotCls: conditionalStatic("VolumeSnapshotClassController", c, recorder, render,
+			assets.VolumeSnapshotClass, crdExists(snapshotClassCRD), never, crds.Informer()),
+		monitor: conditionalStatic("ServiceMonitorController", c, recorder, render,
+			assets.ServiceMonitor, crdExists(serviceMonitorCRD), never, crds.Informer()),
+	}
+}
+
+// Run starts every operand controller; they stop with ctx.
+func (o *operandControllers) Run(ctx context.Context) {
+	o.set.Run(ctx, 1)
+	for _, ctrl := range []factory.Controller{o.nfsNode, o.snapshotCls, o.monitor} {
+		go ctrl.Run(ctx, 1)
+	}
+}

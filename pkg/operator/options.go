@@ -1,0 +1,88 @@
+package operator
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	storagev1 "k8s.io/api/storage/v1"
+)
+
+// Options are the operator's settings beyond what controllercmd provides.
+type Options struct {
+	// PollInterval is how often Manila is asked for its share types.
+	PollInterval time.Duration
+	// OpenStackTransport, if set, wraps every HTTP transport to Keystone and Manila (tests count requests).
+	OpenStackTransport func(http.RoundTripper) http.RoundTripper
+	// Getenv reads the operand images and settings; nil means os.Getenv.
+	Getenv func(string) string
+}
+
+// DefaultOptions polls every 60 s.
+func DefaultOptions() *Options { return &Options{PollInterval: time.Minute} }
+
+// AddFlags binds the options to the start command's flags.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.DurationVar(&o.PollInterval, "manila-poll-interval", o.PollInterval,
+		"How often to ask Manila for its share types (at least 5s).")
+}
+
+// imageEnv lists the environment variables that name the operand images; all are required.
+var imageEnv = []string{
+	"DRIVER_IMAGE", "NFS_DRIVER_IMAGE", "PROVISIONER_IMAGE", "RESIZER_IMAGE", "SNAPSHOTTER_IMAGE",
+	"NODE_DRIVER_REGISTRAR_IMAGE", "LIVENESS_PROBE_IMAGE", "KUBE_RBAC_PROXY_IMAGE",
+}
+
+// fsGroupPolicyEnv sets the CSIDriver's fsGroupPolicy; None when unset.
+const fsGroupPolicyEnv = "CSI_FSGROUP_POLICY"
+
+// settings is what the environment decided, checked once at start.
+type settings struct {
+	images        map[string]string
+	fsGroupPolicy string
+}
+
+func (o *Options) settings() (settings, error) {
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if o.PollInterval < 5*time.Second {
+		return settings{}, fmt.Errorf("--manila-poll-interval %s is below the minimum of 5s", o.PollInterval)
+	}
+	s := settings{images: map[string]string{}}
+	var missing []string
+	for _, name := range imageEnv {
+		if v := getenv(name); v != "" {
+			s.images[name] = v
+		} else {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		return settings{}, fmt.Errorf("operand images are not set: environment variable(s) %s must name the images", strings.Join(missing, ", "))
+	}
+	s.fsGroupPolicy = getenv(fsGroupPolicyEnv)
+	if s.fsGroupPolicy == "" {
+		s.fsGroupPolicy = string(storagev1.NoneFSGroupPolicy)
+	}
+	valid := []string{string(storagev1.NoneFSGroupPolicy), string(storagev1.FileFSGroupPolicy), string(storagev1.ReadWriteOnceWithFSTypeFSGroupPolicy)}
+	sort.Strings(valid)
+	if !contains(valid, s.fsGroupPolicy) {
+		return settings{}, fmt.Errorf("environment variable %s=%q is not a valid fsGroupPolicy; use one of %s", fsGroupPolicyEnv, s.fsGroupPolicy, strings.Join(valid, ", "))
+	}
+	return s, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

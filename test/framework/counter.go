@@ -1,0 +1,45 @@
+package framework
+
+import (
+	"net/http"
+	"sync"
+)
+
+// RequestCounter counts HTTP requests by "METHOD host path" and by host.
+type RequestCounter struct {
+	mu     sync.Mutex
+	byHost map[string]int
+	log    []string
+}
+
+// Wrap is an operator.Options.OpenStackTransport.
+func (c *RequestCounter) Wrap(next http.RoundTripper) http.RoundTripper {
+	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		c.mu.Lock()
+		if c.byHost == nil {
+			c.byHost = map[string]int{}
+		}
+		c.byHost[req.URL.Host]++
+		c.log = append(c.log, req.Method+" "+req.URL.Host+req.URL.Path)
+		c.mu.Unlock()
+		return next.RoundTrip(req)
+	})
+}
+
+// Count returns how many requests went to host ("127.0.0.1:port").
+func (c *RequestCounter) Count(host string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.byHost[host]
+}
+
+// Log returns every request so far.
+func (c *RequestCounter) Log() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.log...)
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
