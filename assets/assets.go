@@ -76,8 +76,11 @@ func Names() []string {
 // ${TLS_MIN_VERSION}, ${CLUSTER_ID} and ${LEADER_ELECTION_*} in Deployments/DaemonSets, so Render
 // leaves those untouched.
 type Vars struct {
-	NFSDriverImage string // replaces ${NFS_DRIVER_IMAGE}
-	FSGroupPolicy  string // replaces ${FSGROUP_POLICY}
+	// Images maps an image environment variable to its value; ${NAME} is replaced for each entry, so
+	// the images used are exactly those the operator validated at start (library-go would otherwise
+	// read its own environment).
+	Images        map[string]string
+	FSGroupPolicy string // replaces ${FSGROUP_POLICY}
 }
 
 // Render returns the named asset with the Vars placeholders replaced; an unknown name is an error.
@@ -90,7 +93,9 @@ func (v Vars) Render(name string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("asset %q: %w", name, err)
 	}
-	data = bytes.ReplaceAll(data, []byte("${NFS_DRIVER_IMAGE}"), []byte(v.NFSDriverImage))
+	for env, image := range v.Images {
+		data = bytes.ReplaceAll(data, []byte("${"+env+"}"), []byte(image))
+	}
 	data = bytes.ReplaceAll(data, []byte("${FSGROUP_POLICY}"), []byte(v.FSGroupPolicy))
 	return data, nil
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -197,6 +198,25 @@ func TestRenderPlaceholders(t *testing.T) {
 		out := render(t, name)
 		if bytes.Contains(out, []byte("${NFS_DRIVER_IMAGE}")) || bytes.Contains(out, []byte("${FSGROUP_POLICY}")) {
 			t.Errorf("%s keeps an operator placeholder after Render", name)
+		}
+	}
+}
+
+// With every image given, no image placeholder is left for library-go to fill from its environment.
+func TestRenderReplacesEveryImage(t *testing.T) {
+	images := map[string]string{}
+	for _, env := range []string{"DRIVER_IMAGE", "NFS_DRIVER_IMAGE", "PROVISIONER_IMAGE", "RESIZER_IMAGE", "SNAPSHOTTER_IMAGE",
+		"NODE_DRIVER_REGISTRAR_IMAGE", "LIVENESS_PROBE_IMAGE", "KUBE_RBAC_PROXY_IMAGE"} {
+		images[env] = "example.com/" + strings.ToLower(env) + ":1"
+	}
+	vars := Vars{Images: images, FSGroupPolicy: "File"}
+	for _, name := range Names() {
+		out, err := vars.Render(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := regexp.MustCompile(`\$\{[A-Z_]*IMAGE\}`).Find(out); m != nil {
+			t.Errorf("%s keeps %s", name, m)
 		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/golden from the current render")
 
-var testVars = Vars{NFSDriverImage: "quay.io/test/nfs:1", FSGroupPolicy: "None"}
+var testVars = Vars{Images: map[string]string{"NFS_DRIVER_IMAGE": "quay.io/test/nfs:1"}, FSGroupPolicy: "None"}
 
 func TestGolden(t *testing.T) {
 	for _, name := range Names() {

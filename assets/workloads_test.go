@@ -89,10 +89,10 @@ func TestWorkloads(t *testing.T) {
 			checkPodSpec(t, tc.spec)
 		})
 	}
-	if img := dep.Spec.Template.Spec.Containers[1].Image; img != testVars.NFSDriverImage {
+	if img := dep.Spec.Template.Spec.Containers[1].Image; img != testVars.Images["NFS_DRIVER_IMAGE"] {
 		t.Errorf("controller csi-driver-nfs image = %q", img)
 	}
-	if img := nfsDS.Spec.Template.Spec.Containers[0].Image; img != testVars.NFSDriverImage {
+	if img := nfsDS.Spec.Template.Spec.Containers[0].Image; img != testVars.Images["NFS_DRIVER_IMAGE"] {
 		t.Errorf("NFS node csi-driver image = %q", img)
 	}
 }

@@ -33,7 +33,7 @@ type operandControllers struct {
 }
 
 func newOperandControllers(c *clients, recorder events.Recorder, s settings) *operandControllers {
-	vars := assets.Vars{NFSDriverImage: s.images["NFS_DRIVER_IMAGE"], FSGroupPolicy: s.fsGroupPolicy}
+	vars := assets.Vars{Images: s.images, FSGroupPolicy: s.fsGroupPolicy}
 	render := vars.AssetFunc()
 	operandCore := c.kubeInformers.InformersFor(names.OperandNamespace)
 	operandInformers := c.kubeInformers.InformersFor(names.OperandNamespace)

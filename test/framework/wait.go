@@ -82,3 +82,19 @@ func (cp *ControlPlane) WaitForCondition(t testing.TB, condType string, status o
 	})
 	return found
 }
+
+// Consistently checks that check keeps returning nil for the whole period (polling every 100ms).
+// It asserts a state that must hold, so it is no bare sleep: the test fails at the first violation.
+func Consistently(t testing.TB, period time.Duration, what string, check func(ctx context.Context) error) {
+	t.Helper()
+	deadline := time.Now().Add(period)
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err := check(ctx)
+		cancel()
+		if err != nil {
+			t.Fatalf("%s stopped holding: %v", what, err)
+		}
+		<-time.After(100 * time.Millisecond)
+	}
+}

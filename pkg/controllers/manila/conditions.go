@@ -51,7 +51,9 @@ type Observation struct {
 }
 
 // Disabled reports whether the observation is positive evidence that the cloud has no usable Manila.
-func (o Observation) Disabled() bool { return o.Outcome == NoManilaService || o.Outcome == NoShareTypes }
+func (o Observation) Disabled() bool {
+	return o.Outcome == NoManilaService || o.Outcome == NoShareTypes
+}
 
 // statusUpdates turns an observation into condition changes. failures counts consecutive failed
 // polls including this one; grace is how many are tolerated before Degraded.

@@ -154,7 +154,7 @@ type inputError struct {
 	err     error
 }
 
-func (e inputError) Error() string             { return e.err.Error() }
+func (e inputError) Error() string            { return e.err.Error() }
 func (e inputError) observation() Observation { return Observation{Outcome: e.outcome, Err: e.err} }
 
 func (c *Controller) readInputs() (inputs, error) {

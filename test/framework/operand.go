@@ -1,0 +1,113 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+)
+
+// Operand object names.
+const (
+	ControllerDeployment = "openstack-manila-csi-controllerplugin"
+	NodeDaemonSet        = "openstack-manila-csi-nodeplugin"
+	NFSNodeDaemonSet     = "csi-nodeplugin-nfsplugin"
+	SnapshotClass        = "csi-manila-standard"
+)
+
+var snapshotClassGVR = schema.GroupVersionResource{Group: "snapshot.storage.k8s.io", Version: "v1", Resource: "volumesnapshotclasses"}
+
+// ResetOperand deletes the objects a previous test's operator created, so each test starts clean.
+func (cp *ControlPlane) ResetOperand(t testing.TB) {
+	t.Helper()
+	ctx := context.Background()
+	ignore := func(err error) {
+		if err != nil && !apierrors.IsNotFound(err) {
+			t.Fatalf("resetting the operand: %v", err)
+		}
+	}
+	ignore(cp.Kube.AppsV1().Deployments(names.OperandNamespace).Delete(ctx, ControllerDeployment, metav1.DeleteOptions{}))
+	ignore(cp.Kube.AppsV1().DaemonSets(names.OperandNamespace).Delete(ctx, NodeDaemonSet, metav1.DeleteOptions{}))
+	ignore(cp.Kube.AppsV1().DaemonSets(names.OperandNamespace).Delete(ctx, NFSNodeDaemonSet, metav1.DeleteOptions{}))
+	ignore(cp.Kube.StorageV1().CSIDrivers().Delete(ctx, names.CSIDriverName, metav1.DeleteOptions{}))
+	ignore(cp.Dynamic.Resource(snapshotClassGVR).Delete(ctx, SnapshotClass, metav1.DeleteOptions{}))
+}
+
+// WaitForDeployment waits until the operand's controller Deployment exists and check passes.
+func (cp *ControlPlane) WaitForDeployment(t testing.TB, check func(*appsv1.Deployment) error) *appsv1.Deployment {
+	t.Helper()
+	var got *appsv1.Deployment
+	Eventually(t, DefaultTimeout, "Deployment "+ControllerDeployment, func(ctx context.Context) error {
+		d, err := cp.Kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, ControllerDeployment, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if check != nil {
+			if err := check(d); err != nil {
+				return err
+			}
+		}
+		got = d
+		return nil
+	})
+	return got
+}
+
+// WaitForDaemonSet waits until the named operand DaemonSet exists.
+func (cp *ControlPlane) WaitForDaemonSet(t testing.TB, name string) *appsv1.DaemonSet {
+	t.Helper()
+	var got *appsv1.DaemonSet
+	Eventually(t, DefaultTimeout, "DaemonSet "+name, func(ctx context.Context) error {
+		d, err := cp.Kube.AppsV1().DaemonSets(names.OperandNamespace).Get(ctx, name, metav1.GetOptions{})
+		got = d
+		return err
+	})
+	return got
+}
+
+// WaitForNoCondition waits until the ClusterCSIDriver has no condition of the type.
+func (cp *ControlPlane) WaitForNoCondition(t testing.TB, condType string) {
+	t.Helper()
+	Eventually(t, DefaultTimeout, "no condition "+condType, func(ctx context.Context) error {
+		driver, err := cp.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if c := v1helpers.FindOperatorCondition(driver.Status.Conditions, condType); c != nil {
+			return fmt.Errorf("%s is still there: %s %s: %s", condType, c.Status, c.Reason, c.Message)
+		}
+		return nil
+	})
+}
+
+// Condition returns the ClusterCSIDriver's condition of the type, or nil.
+func (cp *ControlPlane) Condition(t testing.TB, condType string) *operatorv1.OperatorCondition {
+	t.Helper()
+	driver, err := cp.Operator.OperatorV1().ClusterCSIDrivers().Get(context.Background(), names.CSIDriverName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v1helpers.FindOperatorCondition(driver.Status.Conditions, condType)
+}
+
+// UpdateClusterCSIDriver applies mutate to the ClusterCSIDriver's spec and updates it.
+func (cp *ControlPlane) UpdateClusterCSIDriver(t testing.TB, mutate func(*operatorv1.ClusterCSIDriver)) {
+	t.Helper()
+	Eventually(t, DefaultTimeout, "ClusterCSIDriver update", func(ctx context.Context) error {
+		driver, err := cp.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		mutate(driver)
+		_, err = cp.Operator.OperatorV1().ClusterCSIDrivers().Update(ctx, driver, metav1.UpdateOptions{})
+		return err
+	})
+}
