@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -68,6 +67,7 @@ type Controller struct {
 	failures     int
 	lastOutcome  Outcome
 	everObserved bool
+	lastStatus   []v1helpers.UpdateStatusFunc
 }
 
 // NewController returns the factory controller; secretInformer must be scoped to the operator
@@ -107,20 +107,40 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		}
 		return err
 	}
-	if spec.ManagementState != operatorv1.Managed {
-		return nil
-	}
 	meta, err := c.operatorClient.GetObjectMeta()
 	if err != nil {
 		return err
 	}
+	updates := []v1helpers.UpdateStatusFunc{observedGeneration(meta.Generation)}
+	if spec.ManagementState == operatorv1.Managed {
+		if obs, polled := c.pollIfDue(ctx); polled {
+			c.lastStatus = statusUpdates(obs, c.failures, c.cfg.Grace)
+		}
+		// Re-applying the last observation costs nothing when the status already shows it, and a
+		// failed status write is retried without asking OpenStack again.
+		updates = append(updates, c.lastStatus...)
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), c.nextPoll.Sub(c.clock.Now()))
+	} else {
+		c.lastInputs = ""
+	}
+	_, _, err = v1helpers.UpdateStatus(ctx, c.operatorClient, updates...)
+	return err
+}
 
+// pollIfDue polls when the timer is due or an input (credentials, CA) changed. The sync after the CR
+// turns Managed always polls (lastInputs is cleared while not Managed). Other CR changes, such as
+// library-go writing spec.observedConfig, do not cost an OpenStack request.
+func (c *Controller) pollIfDue(ctx context.Context) (Observation, bool) {
 	in, inputErr := c.readInputs()
-	key := in.hash + "/" + strconv.FormatInt(meta.Generation, 10)
+	key := in.hash
 	now := c.clock.Now()
 	if key == c.lastInputs && now.Before(c.nextPoll) {
-		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), c.nextPoll.Sub(now))
-		return nil
+		return Observation{}, false
+	}
+	if key != c.lastInputs {
+		klog.V(4).Infof("Polling OpenStack: credentials or CA changed, or the ClusterCSIDriver became Managed")
+	} else {
+		klog.V(4).Infof("Polling OpenStack: poll interval elapsed")
 	}
 	c.lastInputs = key
 
@@ -136,16 +156,15 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		c.failures++
 	}
 	c.report(obs)
+	c.nextPoll = now.Add(c.cfg.Schedule.Next(c.failures))
+	return obs, true
+}
 
-	delay := c.cfg.Schedule.Next(c.failures)
-	c.nextPoll = now.Add(delay)
-	syncCtx.Queue().AddAfter(syncCtx.QueueKey(), delay)
-
-	if _, _, err := v1helpers.UpdateStatus(ctx, c.operatorClient, statusUpdates(obs, c.failures, c.cfg.Grace)...); err != nil {
-		c.lastInputs = "" // the status must still be written: do not skip the next sync
-		return err
+func observedGeneration(generation int64) v1helpers.UpdateStatusFunc {
+	return func(status *operatorv1.OperatorStatus) error {
+		status.ObservedGeneration = generation
+		return nil
 	}
-	return nil
 }
 
 // inputError is a problem with the operator's inputs rather than with OpenStack.
