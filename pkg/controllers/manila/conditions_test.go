@@ -1,0 +1,67 @@
+package manila
+
+import (
+	"errors"
+	"testing"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+)
+
+func TestStatusUpdates(t *testing.T) {
+	boom := errors.New("keystone unreachable")
+	disabledBefore := operatorv1.OperatorCondition{Type: ConditionDisabled, Status: operatorv1.ConditionTrue, Reason: ReasonNoManilaService}
+	tests := []struct {
+		name         string
+		obs          Observation
+		failures     int
+		start        []operatorv1.OperatorCondition
+		wantDisabled string // reason, "" = absent
+		wantDegraded operatorv1.ConditionStatus
+		wantReason   string
+	}{
+		{name: "found removes Disabled", obs: Observation{Outcome: ManilaFound, ShareTypes: 2},
+			start: []operatorv1.OperatorCondition{disabledBefore}, wantDegraded: operatorv1.ConditionFalse},
+		{name: "no service", obs: Observation{Outcome: NoManilaService},
+			wantDisabled: ReasonNoManilaService, wantDegraded: operatorv1.ConditionFalse},
+		{name: "no share types", obs: Observation{Outcome: NoShareTypes},
+			wantDisabled: ReasonNoShareTypes, wantDegraded: operatorv1.ConditionFalse},
+		{name: "failure within grace changes nothing", obs: Observation{Outcome: PollFailed, Err: boom}, failures: 2},
+		{name: "failure past grace degrades, keeps Disabled absent", obs: Observation{Outcome: PollFailed, Err: boom}, failures: 3,
+			wantDegraded: operatorv1.ConditionTrue, wantReason: ReasonOpenStackError},
+		{name: "failure keeps an earlier Disabled as it was", obs: Observation{Outcome: PollFailed, Err: boom}, failures: 3,
+			start: []operatorv1.OperatorCondition{disabledBefore}, wantDisabled: ReasonNoManilaService,
+			wantDegraded: operatorv1.ConditionTrue, wantReason: ReasonOpenStackError},
+		{name: "missing secret within grace", obs: Observation{Outcome: InputMissing, Err: boom}, failures: 1},
+		{name: "missing secret past grace", obs: Observation{Outcome: InputMissing, Err: boom}, failures: 3,
+			wantDegraded: operatorv1.ConditionTrue, wantReason: ReasonCredentialsMissing},
+		{name: "invalid credentials degrade at once", obs: Observation{Outcome: InputInvalid, Err: boom}, failures: 1,
+			wantDegraded: operatorv1.ConditionTrue, wantReason: ReasonInvalidCredentials},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status := &operatorv1.OperatorStatus{Conditions: append([]operatorv1.OperatorCondition(nil), tt.start...)}
+			for _, update := range statusUpdates(tt.obs, tt.failures, 3) {
+				if err := update(status); err != nil {
+					t.Fatal(err)
+				}
+			}
+			disabled := v1helpers.FindOperatorCondition(status.Conditions, ConditionDisabled)
+			switch {
+			case tt.wantDisabled == "" && disabled != nil:
+				t.Errorf("Disabled present: %+v", *disabled)
+			case tt.wantDisabled != "" && (disabled == nil || disabled.Reason != tt.wantDisabled || disabled.Status != operatorv1.ConditionTrue):
+				t.Errorf("Disabled = %+v, want True/%s", disabled, tt.wantDisabled)
+			}
+			degraded := v1helpers.FindOperatorCondition(status.Conditions, ConditionDegraded)
+			switch {
+			case tt.wantDegraded == "" && degraded != nil:
+				t.Errorf("Degraded written: %+v", *degraded)
+			case tt.wantDegraded != "" && (degraded == nil || degraded.Status != tt.wantDegraded):
+				t.Errorf("Degraded = %+v, want %s", degraded, tt.wantDegraded)
+			case tt.wantReason != "" && degraded.Reason != tt.wantReason:
+				t.Errorf("Degraded reason %s, want %s", degraded.Reason, tt.wantReason)
+			}
+		})
+	}
+}
