@@ -1,0 +1,161 @@
+// Command demo runs the operator's main job on a local embedded environment: a real kube-apiserver +
+// etcd and a real Keystone + Manila API on 127.0.0.1. It starts Manila with no share types (the driver
+// is Disabled), creates sample share types, and prints the ClusterCSIDriver's conditions and the
+// objects the operator creates as it converges. Ctrl-C stops it; DEMO_ONESHOT=1 exits after convergence.
+// Everything it starts, it stops.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/manila"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
+)
+
+var sampleShareTypes = []framework.ShareTypeSpec{
+	{Name: "default"},
+	{Name: "Gold_NFS", ExtraSpecs: map[string]string{"storage_protocol": "NFS"}},
+	{Name: "private-silver", Private: true},
+}
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintf(os.Stderr, "demo: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func say(format string, args ...any) {
+	fmt.Printf("[demo %s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+func run() error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	oneshot := os.Getenv("DEMO_ONESHOT") == "1"
+	operatorBin := filepath.Join(framework.RepoRoot(), "_output", "bin", "manila-csi-driver-operator")
+	if _, err := os.Stat(operatorBin); err != nil {
+		return fmt.Errorf("%s is missing: run `make build`", operatorBin)
+	}
+
+	say("starting kube-apiserver + etcd and Keystone + Manila API on 127.0.0.1 ...")
+	world, err := framework.StartWorld(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		say("stopping the control plane and OpenStack")
+		world.Stop()
+	}()
+	say("kube-apiserver %s (KUBECONFIG=%s)", world.Config.Host, world.Kubeconfig)
+	say("keystone %s, manila %s; Secret %s/%s holds clouds.yaml", world.OpenStack.AuthURL(), world.OpenStack.ManilaURL(),
+		names.OperatorNamespace, names.CloudCredentialsSecret)
+
+	if _, err := world.Operator.OperatorV1().ClusterCSIDrivers().Create(ctx, &operatorv1.ClusterCSIDriver{
+		ObjectMeta: metav1.ObjectMeta{Name: names.CSIDriverName},
+		Spec:       operatorv1.ClusterCSIDriverSpec{OperatorSpec: operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}},
+	}, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	say("created ClusterCSIDriver %s (Managed); Manila has no share types yet", names.CSIDriverName)
+
+	operator, err := startOperator(world, operatorBin)
+	if err != nil {
+		return err
+	}
+	defer operator.stop()
+
+	w := newWatcher(world)
+	created := false
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		w.report(ctx)
+		if !created && w.disabledReason == manila.ReasonNoShareTypes {
+			for _, st := range sampleShareTypes {
+				if _, err := world.OpenStack.CreateShareType(ctx, st); err != nil {
+					return err
+				}
+				say("created share type %q in Manila (private=%v)", st.Name, st.Private)
+			}
+			created = true
+		}
+		if w.converged() && !w.announced {
+			w.announced = true
+			say("converged: Manila detected, the Manila and NFS CSI drivers are installed")
+			if oneshot {
+				return nil
+			}
+			say("watching; Ctrl-C to stop (operator log: %s)", operator.logPath)
+		}
+		if oneshot && time.Now().After(deadline) {
+			return errors.New("did not converge within 3 minutes; operator log: " + operator.logPath)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-operator.exited:
+			return fmt.Errorf("the operator exited: %v; log: %s", err, operator.logPath)
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+type operatorProcess struct {
+	cmd     *exec.Cmd
+	exited  chan error
+	logPath string
+}
+
+func startOperator(world *framework.World, bin string) (*operatorProcess, error) {
+	port, err := framework.FreePort()
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(framework.RepoRoot(), "_output", "demo")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	logPath := filepath.Join(dir, "operator.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, "start", "--kubeconfig", world.Kubeconfig, "--namespace", names.OperatorNamespace,
+		"--listen", "127.0.0.1:"+strconv.Itoa(port), "--manila-poll-interval", "5s", "-v=2")
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.Env = os.Environ()
+	for k, v := range framework.TestImages {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	say("started %s start (pid %d), log in %s", filepath.Base(bin), cmd.Process.Pid, logPath)
+	p := &operatorProcess{cmd: cmd, exited: make(chan error, 1), logPath: logPath}
+	go func() { p.exited <- cmd.Wait(); logFile.Close() }()
+	return p, nil
+}
+
+func (p *operatorProcess) stop() {
+	say("stopping the operator")
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.exited:
+	case <-time.After(30 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+	}
+}
