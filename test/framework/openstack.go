@@ -120,6 +120,14 @@ func (o *OpenStack) admin(ctx context.Context) (*gophercloud.ProviderClient, err
 	})
 }
 
+func (o *OpenStack) identity(ctx context.Context) (*gophercloud.ServiceClient, error) {
+	provider, err := o.admin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return gcopenstack.NewIdentityV3(provider, gophercloud.EndpointOpts{})
+}
+
 func (o *OpenStack) manila(ctx context.Context) (*gophercloud.ServiceClient, error) {
 	provider, err := o.admin(ctx)
 	if err != nil {
@@ -183,11 +191,7 @@ var manilaServices = []struct{ name, typ, path string }{
 // RemoveManilaFromCatalog deletes Manila's services and endpoints from Keystone, as on a cloud
 // without Manila.
 func (o *OpenStack) RemoveManilaFromCatalog(ctx context.Context) error {
-	provider, err := o.admin(ctx)
-	if err != nil {
-		return err
-	}
-	identity, err := gcopenstack.NewIdentityV3(provider, gophercloud.EndpointOpts{})
+	identity, err := o.identity(ctx)
 	if err != nil {
 		return err
 	}
@@ -231,11 +235,7 @@ func deleteEndpoints(ctx context.Context, identity *gophercloud.ServiceClient, s
 
 // RegisterManilaInCatalog adds Manila's services with public, internal and admin endpoints.
 func (o *OpenStack) RegisterManilaInCatalog(ctx context.Context) error {
-	provider, err := o.admin(ctx)
-	if err != nil {
-		return err
-	}
-	identity, err := gcopenstack.NewIdentityV3(provider, gophercloud.EndpointOpts{})
+	identity, err := o.identity(ctx)
 	if err != nil {
 		return err
 	}
