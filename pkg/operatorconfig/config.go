@@ -1,0 +1,213 @@
+// Package operatorconfig reads the operator's own configuration: ConfigMap
+// openshift-cluster-csi-drivers/manila-csi-driver-operator-config, key config.yaml.
+package operatorconfig
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+)
+
+const (
+	// ConfigMapName and Key locate the configuration in the operator namespace.
+	ConfigMapName = "manila-csi-driver-operator-config"
+	Key           = "config.yaml"
+	// MinPollInterval bounds how often Manila may be asked.
+	MinPollInterval = 5 * time.Second
+)
+
+// Config is the whole operator configuration. Every field is optional.
+type Config struct {
+	// PollInterval overrides --manila-poll-interval.
+	PollInterval *metav1.Duration `json:"pollInterval,omitempty"`
+	// StorageClasses controls the StorageClass per share type.
+	StorageClasses StorageClasses `json:"storageClasses,omitempty"`
+}
+
+// StorageClasses holds class defaults, per-share-type overrides, the default class and pruning.
+type StorageClasses struct {
+	// DefaultShareType names the share type whose class is the cluster's default StorageClass.
+	DefaultShareType string `json:"defaultShareType,omitempty"`
+	// Prune deletes the operator's classes of share types that are gone (see PruneAfterListings).
+	Prune bool `json:"prune,omitempty"`
+	// PruneAfterListings is how many successful listings in a row must lack the share type first.
+	PruneAfterListings int `json:"pruneAfterListings,omitempty"`
+	// Defaults apply to every class; ShareTypes override them per share-type name.
+	Defaults   ClassSettings            `json:"defaults,omitempty"`
+	ShareTypes map[string]ClassSettings `json:"shareTypes,omitempty"`
+}
+
+// ClassSettings are the settings of one StorageClass; nil means "not set here".
+type ClassSettings struct {
+	ShareNetworkID       *string                               `json:"shareNetworkID,omitempty"`
+	NFSShareClient       *string                               `json:"nfs-shareClient,omitempty"`
+	Availability         *string                               `json:"availability,omitempty"`
+	AppendShareMetadata  *string                               `json:"appendShareMetadata,omitempty"`
+	MountOptions         []string                              `json:"mountOptions,omitempty"`
+	AllowVolumeExpansion *bool                                 `json:"allowVolumeExpansion,omitempty"`
+	ReclaimPolicy        *corev1.PersistentVolumeReclaimPolicy `json:"reclaimPolicy,omitempty"`
+	VolumeBindingMode    *storagev1.VolumeBindingMode          `json:"volumeBindingMode,omitempty"`
+}
+
+// DefaultPruneAfterListings applies when pruning is on and no count is given.
+const DefaultPruneAfterListings = 3
+
+// For returns the settings of a share type: its overrides on top of the defaults.
+func (s StorageClasses) For(shareType string) ClassSettings {
+	out := s.Defaults
+	o, ok := s.ShareTypes[shareType]
+	if !ok {
+		return out
+	}
+	pick := func(override, base *string) *string {
+		if override != nil {
+			return override
+		}
+		return base
+	}
+	out.ShareNetworkID = pick(o.ShareNetworkID, out.ShareNetworkID)
+	out.NFSShareClient = pick(o.NFSShareClient, out.NFSShareClient)
+	out.Availability = pick(o.Availability, out.Availability)
+	out.AppendShareMetadata = pick(o.AppendShareMetadata, out.AppendShareMetadata)
+	if o.MountOptions != nil {
+		out.MountOptions = o.MountOptions
+	}
+	if o.AllowVolumeExpansion != nil {
+		out.AllowVolumeExpansion = o.AllowVolumeExpansion
+	}
+	if o.ReclaimPolicy != nil {
+		out.ReclaimPolicy = o.ReclaimPolicy
+	}
+	if o.VolumeBindingMode != nil {
+		out.VolumeBindingMode = o.VolumeBindingMode
+	}
+	return out
+}
+
+// PruneAfter returns the number of absent listings before a class is deleted, 0 when pruning is off.
+func (s StorageClasses) PruneAfter() int {
+	if !s.Prune {
+		return 0
+	}
+	if s.PruneAfterListings > 0 {
+		return s.PruneAfterListings
+	}
+	return DefaultPruneAfterListings
+}
+
+// FieldError names the field path of an invalid or unknown setting.
+type FieldError struct {
+	Path   string
+	Reason string
+}
+
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("ConfigMap %s key %s: field %s: %s", ConfigMapName, Key, e.Path, e.Reason)
+}
+
+// Parse decodes and validates config.yaml. Unknown keys are errors.
+func Parse(data []byte) (*Config, error) {
+	raw, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return nil, &FieldError{Path: "(document)", Reason: "not valid YAML: " + err.Error()}
+	}
+	cfg := &Config{}
+	if string(raw) == "null" {
+		return cfg, nil
+	}
+	strict, err := sigsjson.UnmarshalStrict(raw, cfg, sigsjson.DisallowUnknownFields)
+	if err != nil {
+		return nil, &FieldError{Path: jsonPath(err), Reason: err.Error()}
+	}
+	if len(strict) > 0 {
+		return nil, unknownField(strict[0])
+	}
+	return cfg, cfg.validate()
+}
+
+func unknownField(err error) error {
+	msg := err.Error()
+	if i := strings.Index(msg, `unknown field "`); i >= 0 {
+		path := strings.TrimSuffix(msg[i+len(`unknown field "`):], `"`)
+		return &FieldError{Path: path, Reason: "unknown field"}
+	}
+	return &FieldError{Path: "(document)", Reason: msg}
+}
+
+func jsonPath(err error) string {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) && typeErr.Field != "" {
+		return typeErr.Field
+	}
+	return "(document)"
+}
+
+func (c *Config) validate() error {
+	if c.PollInterval != nil && c.PollInterval.Duration < MinPollInterval {
+		return &FieldError{Path: "pollInterval", Reason: fmt.Sprintf("%s is below the minimum of %s", c.PollInterval.Duration, MinPollInterval)}
+	}
+	sc := c.StorageClasses
+	if sc.PruneAfterListings < 0 {
+		return &FieldError{Path: "storageClasses.pruneAfterListings", Reason: "must be at least 1"}
+	}
+	if err := sc.Defaults.validate("storageClasses.defaults"); err != nil {
+		return err
+	}
+	types := make([]string, 0, len(sc.ShareTypes))
+	for name := range sc.ShareTypes {
+		types = append(types, name)
+	}
+	sort.Strings(types)
+	for _, name := range types {
+		if err := sc.ShareTypes[name].validate("storageClasses.shareTypes." + name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s ClassSettings) validate(path string) error {
+	if s.NFSShareClient != nil && !validShareClient(*s.NFSShareClient) {
+		return &FieldError{Path: path + ".nfs-shareClient", Reason: fmt.Sprintf("%q is not an IP address or CIDR", *s.NFSShareClient)}
+	}
+	if s.AppendShareMetadata != nil {
+		var m map[string]string
+		if err := json.Unmarshal([]byte(*s.AppendShareMetadata), &m); err != nil {
+			return &FieldError{Path: path + ".appendShareMetadata", Reason: "must be a JSON object of strings, e.g. '{\"team\":\"a\"}'"}
+		}
+	}
+	if s.ReclaimPolicy != nil && *s.ReclaimPolicy != corev1.PersistentVolumeReclaimDelete && *s.ReclaimPolicy != corev1.PersistentVolumeReclaimRetain {
+		return &FieldError{Path: path + ".reclaimPolicy", Reason: fmt.Sprintf("%q is not one of Delete, Retain", *s.ReclaimPolicy)}
+	}
+	if s.VolumeBindingMode != nil && *s.VolumeBindingMode != storagev1.VolumeBindingImmediate && *s.VolumeBindingMode != storagev1.VolumeBindingWaitForFirstConsumer {
+		return &FieldError{Path: path + ".volumeBindingMode", Reason: fmt.Sprintf("%q is not one of Immediate, WaitForFirstConsumer", *s.VolumeBindingMode)}
+	}
+	for i, o := range s.MountOptions {
+		if strings.TrimSpace(o) == "" {
+			return &FieldError{Path: fmt.Sprintf("%s.mountOptions[%d]", path, i), Reason: "empty mount option"}
+		}
+	}
+	return nil
+}
+
+func validShareClient(v string) bool {
+	for _, part := range strings.Split(v, ",") {
+		part = strings.TrimSpace(part)
+		if net.ParseIP(part) == nil {
+			if _, _, err := net.ParseCIDR(part); err != nil {
+				return false
+			}
+		}
+	}
+	return v != ""
+}

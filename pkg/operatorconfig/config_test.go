@@ -1,0 +1,95 @@
+package operatorconfig
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name     string
+		yaml     string
+		wantPath string // "" = valid
+	}{
+		{"empty", "", ""},
+		{"full", `
+pollInterval: 30s
+storageClasses:
+  defaultShareType: gold
+  prune: true
+  pruneAfterListings: 5
+  defaults:
+    nfs-shareClient: 10.0.0.0/16
+    allowVolumeExpansion: true
+    reclaimPolicy: Retain
+    volumeBindingMode: WaitForFirstConsumer
+    mountOptions: [nfsvers=4.1]
+    appendShareMetadata: '{"team":"storage"}'
+  shareTypes:
+    gold:
+      shareNetworkID: 0f1e
+      availability: nova
+`, ""},
+		{"unknown top-level key", "foo: 1\n", "foo"},
+		{"unknown nested key", "storageClasses:\n  defaults:\n    shareNetworkId: x\n", "storageClasses.defaults.shareNetworkId"},
+		{"wrong type", "storageClasses:\n  prune: yes-please\n", "storageClasses.prune"},
+		{"poll too fast", "pollInterval: 1s\n", "pollInterval"},
+		{"bad reclaim policy", "storageClasses:\n  defaults:\n    reclaimPolicy: Recycle\n", "storageClasses.defaults.reclaimPolicy"},
+		{"bad binding mode", "storageClasses:\n  shareTypes:\n    gold:\n      volumeBindingMode: Later\n", "storageClasses.shareTypes.gold.volumeBindingMode"},
+		{"bad share client", "storageClasses:\n  defaults:\n    nfs-shareClient: everyone\n", "storageClasses.defaults.nfs-shareClient"},
+		{"bad metadata", "storageClasses:\n  defaults:\n    appendShareMetadata: team=a\n", "storageClasses.defaults.appendShareMetadata"},
+		{"empty mount option", "storageClasses:\n  defaults:\n    mountOptions: [\"\"]\n", "storageClasses.defaults.mountOptions[0]"},
+		{"negative prune count", "storageClasses:\n  pruneAfterListings: -1\n", "storageClasses.pruneAfterListings"},
+		{"not YAML", "a: [", "(document)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := Parse([]byte(tt.yaml))
+			if tt.wantPath == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				if cfg == nil {
+					t.Fatal("nil config")
+				}
+				return
+			}
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Path != tt.wantPath {
+				t.Fatalf("error %v, want a FieldError at %s", err, tt.wantPath)
+			}
+		})
+	}
+}
+
+func TestFor(t *testing.T) {
+	cfg, err := Parse([]byte(`
+storageClasses:
+  defaults:
+    nfs-shareClient: 10.0.0.0/8
+    mountOptions: [a]
+  shareTypes:
+    gold:
+      nfs-shareClient: 10.1.0.0/16
+      shareNetworkID: net
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gold := cfg.StorageClasses.For("gold")
+	if *gold.NFSShareClient != "10.1.0.0/16" || *gold.ShareNetworkID != "net" || gold.MountOptions[0] != "a" {
+		t.Errorf("gold settings %+v", gold)
+	}
+	silver := cfg.StorageClasses.For("silver")
+	if *silver.NFSShareClient != "10.0.0.0/8" || silver.ShareNetworkID != nil {
+		t.Errorf("silver settings %+v", silver)
+	}
+	if cfg.StorageClasses.PruneAfter() != 0 {
+		t.Errorf("pruning is off by default")
+	}
+	full, _ := Parse([]byte("pollInterval: 2m\nstorageClasses:\n  prune: true\n"))
+	if full.StorageClasses.PruneAfter() != DefaultPruneAfterListings || full.PollInterval.Duration != 2*time.Minute {
+		t.Errorf("parsed %+v", full)
+	}
+}

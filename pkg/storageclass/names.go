@@ -1,0 +1,106 @@
+// Package storageclass computes the StorageClasses the operator wants for Manila's share types: their
+// names, parameters and the changes needed to get there. It is pure: no API calls.
+package storageclass
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+const (
+	// NamePrefix starts every class name, as the predecessor's did.
+	NamePrefix = "csi-manila-"
+	// maxNameLength is a DNS-1123 subdomain's limit.
+	maxNameLength = 253
+	hashLength    = 8
+)
+
+// legacyName is the predecessor's mapping (lowercase, "_" -> "-"); an ordinary share type keeps it.
+func legacyName(shareType string) string {
+	return strings.ReplaceAll(strings.ToLower(shareType), "_", "-")
+}
+
+var (
+	invalidRun   = regexp.MustCompile(`[^a-z0-9.-]+`)
+	separatorRun = regexp.MustCompile(`[.-]{2,}`)
+)
+
+// sanitize lowercases and turns every run of characters a DNS-1123 subdomain cannot hold into "-".
+// A run of separators holding a '.' (as in "..", ".-") would make an empty or dash-edged label, so it
+// becomes "-"; runs of '-' alone stay as written. Leading and trailing '-' and '.' are trimmed.
+func sanitize(shareType string) string {
+	s := invalidRun.ReplaceAllString(strings.ToLower(shareType), "-")
+	s = separatorRun.ReplaceAllStringFunc(s, func(run string) string {
+		if strings.Contains(run, ".") {
+			return "-"
+		}
+		return run
+	})
+	return strings.Trim(s, "-.")
+}
+
+func nameHash(shareType string) string {
+	sum := sha256.Sum256([]byte(shareType))
+	return hex.EncodeToString(sum[:])[:hashLength]
+}
+
+// ClassNames maps share-type names to StorageClass names, collision-free.
+//
+// A name is NamePrefix plus the sanitized share-type name. When that differs from the predecessor's
+// mapping, collides with another share type's, or is too long, "-" and 8 hex characters of a SHA-256
+// of the share-type name are appended (the base truncated to fit). In a collision, a share type that
+// already owns the plain name (owners: class name -> share-type name) keeps it, so adding a type never
+// renames an existing class; otherwise a share type whose mapping is its own name unchanged keeps it.
+func ClassNames(shareTypes []string, owners map[string]string) map[string]string {
+	base := map[string]string{}
+	byBase := map[string][]string{}
+	for _, st := range shareTypes {
+		b := sanitize(st)
+		base[st] = b
+		byBase[b] = append(byBase[b], st)
+	}
+	out := map[string]string{}
+	for _, st := range shareTypes {
+		b := base[st]
+		plain := b != "" && b == legacyName(st) && len(NamePrefix)+len(b) <= maxNameLength
+		if plain && len(byBase[b]) > 1 {
+			plain = keepsCollidingName(st, byBase[b], NamePrefix+b, owners)
+		}
+		if plain {
+			out[st] = NamePrefix + b
+			continue
+		}
+		room := maxNameLength - len(NamePrefix) - 1 - hashLength
+		if len(b) > room {
+			b = strings.TrimRight(b[:room], "-.")
+		}
+		if b == "" {
+			out[st] = NamePrefix + nameHash(st)
+		} else {
+			out[st] = NamePrefix + b + "-" + nameHash(st)
+		}
+	}
+	return out
+}
+
+// keepsCollidingName decides which of the share types sharing one plain name keeps it.
+func keepsCollidingName(st string, colliding []string, className string, owners map[string]string) bool {
+	if owner, ok := owners[className]; ok {
+		for _, c := range colliding {
+			if c == owner {
+				return st == owner
+			}
+		}
+	}
+	var exact []string
+	for _, c := range colliding {
+		if c == legacyName(c) {
+			exact = append(exact, c)
+		}
+	}
+	sort.Strings(exact)
+	return len(exact) == 1 && exact[0] == st
+}
