@@ -1,0 +1,147 @@
+package storageclass
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
+)
+
+// Labels and annotations that mark and describe the classes the operator owns.
+const (
+	OwnerLabel               = "manila.csi.openstack.org/owned-by"
+	OwnerLabelValue          = names.OperatorName
+	ShareTypeNameAnnotation  = "manila.csi.openstack.org/share-type-name"
+	ShareTypeIDAnnotation    = "manila.csi.openstack.org/share-type-id"
+	StaleAnnotation          = "manila.csi.openstack.org/share-type-absent-since"
+	DefaultClassAnnotation   = "storageclass.kubernetes.io/is-default-class"
+	driverSecretName         = "csi-manila-secrets"
+	extraSpecProtocol        = "storage_protocol"
+	extraSpecDHSS            = "driver_handles_share_servers"
+	secretParameterPrefix    = "csi.storage.k8s.io/"
+	parameterType            = "type"
+	parameterShareNetworkID  = "shareNetworkID"
+	parameterShareClient     = "nfs-shareClient"
+	parameterAvailability    = "availability"
+	parameterAppendMetadata  = "appendShareMetadata"
+	defaultReclaimPolicy     = corev1.PersistentVolumeReclaimDelete
+	defaultVolumeBindingMode = storagev1.VolumeBindingImmediate
+)
+
+// Wanted is a class the operator wants, with the share type it serves.
+type Wanted struct {
+	ShareType openstack.ShareType
+	Class     *storagev1.StorageClass
+}
+
+// Skipped is a share type that gets no class, and why. NeedsAction marks reasons an admin can fix.
+type Skipped struct {
+	ShareType   openstack.ShareType
+	Reason      string
+	NeedsAction bool
+}
+
+// Desired returns the classes for the share types under the given settings. owners maps existing
+// class names to the share-type name they serve, so collisions keep existing names.
+func Desired(types []openstack.ShareType, settings operatorconfig.StorageClasses, owners map[string]string) ([]Wanted, []Skipped) {
+	var served []openstack.ShareType
+	var skipped []Skipped
+	for _, st := range types {
+		if reason, ok := servesNFS(st); !ok {
+			skipped = append(skipped, Skipped{ShareType: st, Reason: reason})
+			continue
+		}
+		if isTrue(st.ExtraSpecs[extraSpecDHSS]) {
+			if net := settings.For(st.Name).ShareNetworkID; net == nil || *net == "" {
+				skipped = append(skipped, Skipped{ShareType: st, NeedsAction: true, Reason: fmt.Sprintf(
+					"share type %q has driver_handles_share_servers=True and needs a share network: set storageClasses.shareTypes.%s.shareNetworkID (or storageClasses.defaults.shareNetworkID) in ConfigMap %s",
+					st.Name, st.Name, operatorconfig.ConfigMapName)})
+				continue
+			}
+		}
+		served = append(served, st)
+	}
+	typeNames := make([]string, len(served))
+	for i, st := range served {
+		typeNames[i] = st.Name
+	}
+	classNames := ClassNames(typeNames, owners)
+	wanted := make([]Wanted, 0, len(served))
+	for _, st := range served {
+		wanted = append(wanted, Wanted{ShareType: st, Class: classFor(st, classNames[st.Name], settings)})
+	}
+	sort.Slice(wanted, func(i, j int) bool { return wanted[i].Class.Name < wanted[j].Class.Name })
+	return wanted, skipped
+}
+
+// servesNFS: a type without storage_protocol may serve NFS; one that names protocols must list NFS.
+func servesNFS(st openstack.ShareType) (string, bool) {
+	proto, ok := st.ExtraSpecs[extraSpecProtocol]
+	if !ok || strings.TrimSpace(proto) == "" {
+		return "", true
+	}
+	for _, p := range strings.FieldsFunc(strings.ToUpper(proto), func(r rune) bool { return r == '_' || r == ' ' || r == ',' }) {
+		if p == "NFS" {
+			return "", true
+		}
+	}
+	return fmt.Sprintf("share type %q has storage_protocol=%s; the driver serves NFS only", st.Name, proto), false
+}
+
+func isTrue(v string) bool { return strings.EqualFold(strings.TrimSpace(v), "true") }
+
+func classFor(st openstack.ShareType, name string, settings operatorconfig.StorageClasses) *storagev1.StorageClass {
+	s := settings.For(st.Name)
+	params := map[string]string{parameterType: st.Name}
+	for _, op := range []string{"provisioner", "node-stage", "node-publish", "controller-expand"} {
+		params[secretParameterPrefix+op+"-secret-name"] = driverSecretName
+		params[secretParameterPrefix+op+"-secret-namespace"] = names.OperandNamespace
+	}
+	setIf := func(key string, v *string) {
+		if v != nil && *v != "" {
+			params[key] = *v
+		}
+	}
+	setIf(parameterShareNetworkID, s.ShareNetworkID)
+	setIf(parameterShareClient, s.NFSShareClient)
+	setIf(parameterAvailability, s.Availability)
+	setIf(parameterAppendMetadata, s.AppendShareMetadata)
+
+	reclaim, binding, expand := defaultReclaimPolicy, defaultVolumeBindingMode, true
+	if s.ReclaimPolicy != nil {
+		reclaim = *s.ReclaimPolicy
+	}
+	if s.VolumeBindingMode != nil {
+		binding = *s.VolumeBindingMode
+	}
+	if s.AllowVolumeExpansion != nil {
+		expand = *s.AllowVolumeExpansion
+	}
+	annotations := map[string]string{ShareTypeNameAnnotation: st.Name, ShareTypeIDAnnotation: st.ID}
+	if settings.DefaultShareType != "" && settings.DefaultShareType == st.Name {
+		annotations[DefaultClassAnnotation] = "true"
+	}
+	return &storagev1.StorageClass{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        name,
+			Labels:      map[string]string{OwnerLabel: OwnerLabelValue},
+			Annotations: annotations,
+		},
+		Provisioner:          names.CSIDriverName,
+		Parameters:           params,
+		ReclaimPolicy:        &reclaim,
+		VolumeBindingMode:    &binding,
+		AllowVolumeExpansion: &expand,
+		MountOptions:         s.MountOptions,
+	}
+}
+
+// Owned reports whether the operator owns the class.
+func Owned(sc *storagev1.StorageClass) bool { return sc.Labels[OwnerLabel] == OwnerLabelValue }

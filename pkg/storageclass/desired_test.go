@@ -1,0 +1,74 @@
+package storageclass
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
+)
+
+func mustConfig(t *testing.T, yaml string) operatorconfig.StorageClasses {
+	t.Helper()
+	cfg, err := operatorconfig.Parse([]byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg.StorageClasses
+}
+
+func TestDesired(t *testing.T) {
+	types := []openstack.ShareType{
+		{ID: "1", Name: "gold", ExtraSpecs: map[string]string{"driver_handles_share_servers": "False"}},
+		{ID: "2", Name: "cephfs", ExtraSpecs: map[string]string{"storage_protocol": "CEPHFS"}},
+		{ID: "3", Name: "multi", ExtraSpecs: map[string]string{"storage_protocol": "NFS_CIFS"}},
+		{ID: "4", Name: "dhss", ExtraSpecs: map[string]string{"driver_handles_share_servers": "True"}},
+		{ID: "5", Name: "dhss-net", ExtraSpecs: map[string]string{"driver_handles_share_servers": "true"}},
+	}
+	settings := mustConfig(t, `
+storageClasses:
+  defaultShareType: gold
+  defaults:
+    nfs-shareClient: 10.0.0.0/8
+  shareTypes:
+    dhss-net:
+      shareNetworkID: net-1
+      reclaimPolicy: Retain
+      mountOptions: [nfsvers=4.1]
+`)
+	wanted, skipped := Desired(types, settings, nil)
+
+	byType := map[string]Wanted{}
+	for _, w := range wanted {
+		byType[w.ShareType.Name] = w
+	}
+	if len(wanted) != 3 || byType["gold"].Class == nil || byType["multi"].Class == nil || byType["dhss-net"].Class == nil {
+		t.Fatalf("wanted %v", wanted)
+	}
+	gold := byType["gold"].Class
+	if gold.Name != "csi-manila-gold" || gold.Provisioner != "manila.csi.openstack.org" || gold.Parameters["type"] != "gold" ||
+		gold.Parameters["csi.storage.k8s.io/node-stage-secret-name"] != "csi-manila-secrets" ||
+		gold.Parameters["csi.storage.k8s.io/controller-expand-secret-namespace"] != "openshift-manila-csi-driver" ||
+		gold.Parameters["nfs-shareClient"] != "10.0.0.0/8" || gold.Annotations[DefaultClassAnnotation] != "true" ||
+		gold.Annotations[ShareTypeIDAnnotation] != "1" || !Owned(gold) || string(*gold.ReclaimPolicy) != "Delete" ||
+		!*gold.AllowVolumeExpansion || string(*gold.VolumeBindingMode) != "Immediate" {
+		t.Errorf("gold class %+v", gold)
+	}
+	net := byType["dhss-net"].Class
+	if net.Parameters["shareNetworkID"] != "net-1" || string(*net.ReclaimPolicy) != "Retain" || net.MountOptions[0] != "nfsvers=4.1" {
+		t.Errorf("dhss-net class %+v", net)
+	}
+	if _, isDefault := net.Annotations[DefaultClassAnnotation]; isDefault {
+		t.Errorf("dhss-net is not the default class")
+	}
+	reasons := map[string]Skipped{}
+	for _, s := range skipped {
+		reasons[s.ShareType.Name] = s
+	}
+	if s := reasons["cephfs"]; s.NeedsAction || !strings.Contains(s.Reason, "CEPHFS") {
+		t.Errorf("cephfs skip %+v", s)
+	}
+	if s := reasons["dhss"]; !s.NeedsAction || !strings.Contains(s.Reason, "storageClasses.shareTypes.dhss.shareNetworkID") {
+		t.Errorf("dhss skip %+v", s)
+	}
+}
