@@ -9,8 +9,12 @@ import (
 
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
 	configinformers "github.com/openshift/client-go/config/informers/externalversions"
+	operatorclient "github.com/openshift/client-go/operator/clientset/versioned"
+	operatorinformers "github.com/openshift/client-go/operator/informers/externalversions"
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
+	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/csi/csicontrollerset"
+	"github.com/openshift/library-go/pkg/operator/csi/csistorageclasscontroller"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apiextinformers "k8s.io/apiextensions-apiserver/pkg/client/informers/externalversions"
@@ -19,9 +23,13 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/configcheck"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/manila"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/storageclasses"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 )
 
 const resync = 20 * time.Minute
@@ -33,13 +41,14 @@ func Run(ctx context.Context, cc *controllercmd.ControllerContext) error {
 
 // clients are the API clients and informer factories shared by all controllers.
 type clients struct {
-	kube           kubernetes.Interface
-	dynamic        dynamic.Interface
-	kubeInformers  v1helpers.KubeInformersForNamespaces
-	configInformer configinformers.SharedInformerFactory
-	crdInformer    apiextinformers.SharedInformerFactory
-	operatorClient v1helpers.OperatorClientWithFinalizers
-	start          func(stop <-chan struct{})
+	kube             kubernetes.Interface
+	dynamic          dynamic.Interface
+	kubeInformers    v1helpers.KubeInformersForNamespaces
+	configInformer   configinformers.SharedInformerFactory
+	crdInformer      apiextinformers.SharedInformerFactory
+	operatorInformer operatorinformers.SharedInformerFactory
+	operatorClient   v1helpers.OperatorClientWithFinalizers
+	start            func(stop <-chan struct{})
 }
 
 func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
@@ -63,6 +72,10 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 	if err != nil {
 		return nil, err
 	}
+	operatorTyped, err := operatorclient.NewForConfig(cc.KubeConfig)
+	if err != nil {
+		return nil, err
+	}
 	operatorClient, dynamicInformers, err := newOperatorClient(clk, cc.KubeConfig)
 	if err != nil {
 		return nil, fmt.Errorf("ClusterCSIDriver client: %w", err)
@@ -72,14 +85,16 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 		dynamic: dyn,
 		kubeInformers: v1helpers.NewKubeInformersForNamespaces(kube, "",
 			names.OperatorNamespace, names.OperandNamespace, names.CloudConfigNamespace),
-		configInformer: configinformers.NewSharedInformerFactory(config, resync),
-		crdInformer:    apiextinformers.NewSharedInformerFactory(apiext, resync),
-		operatorClient: operatorClient,
+		configInformer:   configinformers.NewSharedInformerFactory(config, resync),
+		crdInformer:      apiextinformers.NewSharedInformerFactory(apiext, resync),
+		operatorInformer: operatorinformers.NewSharedInformerFactory(operatorTyped, resync),
+		operatorClient:   operatorClient,
 	}
 	c.start = func(stop <-chan struct{}) {
 		c.kubeInformers.Start(stop)
 		c.configInformer.Start(stop)
 		c.crdInformer.Start(stop)
+		c.operatorInformer.Start(stop)
 		dynamicInformers.Start(stop)
 	}
 	return c, nil
@@ -107,27 +122,48 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 		WithManagementStateController("Manila", false)
 	operand := newOperandControllers(c, cc.EventRecorder, s)
 
+	operatorNS := c.kubeInformers.InformersFor(names.OperatorNamespace).Core().V1()
+	configSource := operatorconfig.NewSource(operatorNS.ConfigMaps().Lister().ConfigMaps(names.OperatorNamespace))
+	listings := &sharetypes.Store{}
+
 	var startOperand sync.Once
 	schedule := manila.DefaultSchedule()
 	schedule.Interval = o.PollInterval
 	manilaController := manila.NewController(manila.Config{
 		Schedule:           schedule,
 		OpenStackTransport: o.OpenStackTransport,
+		Listings:           listings,
+		OperatorConfig:     configSource,
 		OnManilaFound: func([]openstack.ShareType) {
 			startOperand.Do(func() {
 				klog.Infof("Manila found: starting the Manila CSI driver controllers")
 				operand.Run(ctx)
 			})
 		},
-	}, c.operatorClient,
-		c.kubeInformers.InformersFor(names.OperatorNamespace).Core().V1().Secrets(),
+	}, c.operatorClient, operatorNS.Secrets(), operatorNS.ConfigMaps(),
 		c.kubeInformers.InformersFor(names.CloudConfigNamespace).Core().V1().ConfigMaps(),
 		cc.EventRecorder, clk)
+	configController := configcheck.NewController(configSource, c.operatorClient, operatorNS.ConfigMaps(), cc.EventRecorder)
+	ccd := c.operatorInformer.Operator().V1().ClusterCSIDrivers()
+	storageClassController := storageclasses.NewController(storageclasses.Deps{
+		OperatorClient:           c.operatorClient,
+		Evaluator:                csistorageclasscontroller.NewStorageClassStateEvaluator(c.kube, ccd.Lister(), cc.EventRecorder),
+		ClusterCSIDriverInformer: ccd.Informer(),
+		StorageClasses:           c.kubeInformers.InformersFor("").Storage().V1().StorageClasses(),
+		ConfigMaps:               operatorNS.ConfigMaps(),
+		Client:                   c.kube.StorageV1(),
+		Listings:                 listings,
+		Config:                   configSource,
+		Recorder:                 cc.EventRecorder,
+		Clock:                    clk,
+	})
 
 	klog.Infof("Starting %s for ClusterCSIDriver %s", names.OperatorName, names.CSIDriverName)
 	c.start(ctx.Done())
 	operatorControllers.Run(ctx, 1)
-	go manilaController.Run(ctx, 1)
+	for _, ctrl := range []factory.Controller{manilaController, configController, storageClassController} {
+		go ctrl.Run(ctx, 1)
+	}
 
 	<-ctx.Done()
 	return nil

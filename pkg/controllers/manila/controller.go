@@ -22,6 +22,8 @@ import (
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 )
 
 // ControllerName prefixes the controller's conditions.
@@ -36,14 +38,22 @@ type Config struct {
 	OpenStackTransport func(http.RoundTripper) http.RoundTripper
 	// OnManilaFound runs after every poll that found Manila with share types; it must be idempotent.
 	OnManilaFound func(shareTypes []openstack.ShareType)
+	// Listings receives every successful share-type listing, empty ones included.
+	Listings *sharetypes.Store
+	// OperatorConfig, if set, may override Schedule.Interval with its pollInterval.
+	OperatorConfig *operatorconfig.Source
 }
 
 // Controller polls Keystone and Manila to learn whether the cloud offers Manila.
 //
 // Watches: Secret openshift-cluster-csi-drivers/manila-cloud-credentials, ConfigMap
-// openshift-config/cloud-provider-config (the OpenStack CA) and the ClusterCSIDriver; nothing else, so
+// openshift-config/cloud-provider-config (the OpenStack CA), the operator ConfigMap (its pollInterval)
+// and the ClusterCSIDriver; nothing else, so
 // unrelated cluster objects never cause an OpenStack request. It also polls on a timer with jitter,
 // retrying failures with a doubling delay.
+//
+// Publishes: every successful share-type listing to the sharetypes.Store, for the StorageClass
+// controller.
 //
 // Writes: conditions ManilaControllerDisabled (True with a reason when the catalog has no sharev2 or
 // Manila has no share types; removed when Manila is there) and ManilaControllerDegraded (True when polls
@@ -59,21 +69,23 @@ type Controller struct {
 	recorder       events.Recorder
 	clock          clock.PassiveClock
 
-	session      *openstack.Client
-	sessionHash  string
-	publicOnly   bool
-	lastInputs   string
-	nextPoll     time.Time
-	failures     int
-	lastOutcome  Outcome
-	everObserved bool
-	lastStatus   []v1helpers.UpdateStatusFunc
+	session       *openstack.Client
+	sessionHash   string
+	publicOnly    bool
+	lastInputs    string
+	nextPoll      time.Time
+	failures      int
+	lastOutcome   Outcome
+	everObserved  bool
+	lastStatus    []v1helpers.UpdateStatusFunc
+	lastPoll      time.Time
+	scheduledWith time.Duration
 }
 
-// NewController returns the factory controller; secretInformer must be scoped to the operator
-// namespace and configMapInformer to openshift-config.
+// NewController returns the factory controller; secretInformer and operatorConfigMaps must be scoped
+// to the operator namespace and configMapInformer to openshift-config.
 func NewController(cfg Config, operatorClient v1helpers.OperatorClient, secretInformer corev1informers.SecretInformer,
-	configMapInformer corev1informers.ConfigMapInformer, recorder events.Recorder, clk clock.PassiveClock) factory.Controller {
+	operatorConfigMaps, configMapInformer corev1informers.ConfigMapInformer, recorder events.Recorder, clk clock.PassiveClock) factory.Controller {
 	if cfg.Grace <= 0 {
 		cfg.Grace = 3
 	}
@@ -89,6 +101,7 @@ func NewController(cfg Config, operatorClient v1helpers.OperatorClient, secretIn
 		WithSync(c.sync).
 		WithInformers(operatorClient.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(names.CloudCredentialsSecret), secretInformer.Informer()).
+		WithFilteredEventsInformers(factory.NamesFilter(operatorconfig.ConfigMapName), operatorConfigMaps.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(names.CloudConfigMap), configMapInformer.Informer()).
 		ToController(ControllerName, c.recorder)
 }
@@ -134,6 +147,9 @@ func (c *Controller) pollIfDue(ctx context.Context) (Observation, bool) {
 	in, inputErr := c.readInputs()
 	key := in.hash
 	now := c.clock.Now()
+	if c.failures == 0 && !c.lastPoll.IsZero() && c.schedule().Interval != c.scheduledWith {
+		c.scheduleNext() // the poll interval changed: the next poll follows the new one
+	}
 	if key == c.lastInputs && now.Before(c.nextPoll) {
 		return Observation{}, false
 	}
@@ -156,8 +172,26 @@ func (c *Controller) pollIfDue(ctx context.Context) (Observation, bool) {
 		c.failures++
 	}
 	c.report(obs)
-	c.nextPoll = now.Add(c.cfg.Schedule.Next(c.failures))
+	c.lastPoll = now
+	c.scheduleNext()
 	return obs, true
+}
+
+// schedule is the configured schedule, with the operator ConfigMap's pollInterval if it sets one.
+func (c *Controller) schedule() Schedule {
+	s := c.cfg.Schedule
+	if c.cfg.OperatorConfig != nil {
+		if cfg, _ := c.cfg.OperatorConfig.Current(); cfg != nil && cfg.PollInterval != nil {
+			s.Interval = cfg.PollInterval.Duration
+		}
+	}
+	return s
+}
+
+func (c *Controller) scheduleNext() {
+	s := c.schedule()
+	c.scheduledWith = s.Interval
+	c.nextPoll = c.lastPoll.Add(s.Next(c.failures))
 }
 
 func observedGeneration(generation int64) v1helpers.UpdateStatusFunc {
@@ -223,6 +257,9 @@ func (c *Controller) poll(ctx context.Context, in inputs) Observation {
 	types, err := c.listShareTypes(ctx, manila)
 	if err != nil {
 		return Observation{Outcome: PollFailed, Err: err}
+	}
+	if c.cfg.Listings != nil {
+		c.cfg.Listings.Publish(types)
 	}
 	if len(types) == 0 {
 		return Observation{Outcome: NoShareTypes}

@@ -1,0 +1,271 @@
+// Package storageclasses keeps one StorageClass per Manila share type.
+package storageclasses
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/csi/csistorageclasscontroller"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	corev1informers "k8s.io/client-go/informers/core/v1"
+	storageinformers "k8s.io/client-go/informers/storage/v1"
+	storageclient "k8s.io/client-go/kubernetes/typed/storage/v1"
+	storagelisters "k8s.io/client-go/listers/storage/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
+)
+
+// ControllerName prefixes the controller's conditions.
+const ControllerName = "StorageClassController"
+
+// Conditions: Degraded when an admin must act (a foreign class in the way, a DHSS share type without a
+// share network); Stale lists the operator's classes whose share type is gone (removed when none).
+const (
+	ConditionDegraded = ControllerName + "Degraded"
+	ConditionStale    = ControllerName + "Stale"
+)
+
+// Controller keeps one StorageClass per Manila share type.
+//
+// Watches: each successful share-type listing of the Manila controller (no OpenStack request of its
+// own), StorageClasses named csi-manila-* or carrying its owner label, the operator ConfigMap and the
+// ClusterCSIDriver (spec.storageClassState).
+//
+// Writes: StorageClasses (only differences, compared through the informer cache, so a poll that
+// changes nothing writes nothing), conditions StorageClassControllerDegraded and
+// StorageClassControllerStale, and events.
+//
+// Policy: it never touches a class without its owner label. It deletes its own classes only when
+// storageClassState is Removed, or when pruning is configured and the share type was absent from that
+// many successful listings in a row. A failed listing changes nothing.
+type Controller struct {
+	operatorClient v1helpers.OperatorClient
+	evaluator      *csistorageclasscontroller.StorageClassStateEvaluator
+	classes        storagelisters.StorageClassLister
+	client         storageclient.StorageClassesGetter
+	listings       *sharetypes.Store
+	config         *operatorconfig.Source
+	clock          clock.PassiveClock
+
+	lastSeq  uint64
+	absent   map[string]int
+	reported map[string]bool
+}
+
+// Deps are the Controller's collaborators.
+type Deps struct {
+	OperatorClient           v1helpers.OperatorClient
+	Evaluator                *csistorageclasscontroller.StorageClassStateEvaluator
+	ClusterCSIDriverInformer cache.SharedIndexInformer
+	StorageClasses           storageinformers.StorageClassInformer
+	ConfigMaps               corev1informers.ConfigMapInformer
+	Client                   storageclient.StorageClassesGetter
+	Listings                 *sharetypes.Store
+	Config                   *operatorconfig.Source
+	Recorder                 events.Recorder
+	Clock                    clock.PassiveClock
+}
+
+// NewController returns the factory controller, triggered also by every published listing.
+func NewController(d Deps) factory.Controller {
+	c := &Controller{
+		operatorClient: d.OperatorClient,
+		evaluator:      d.Evaluator,
+		classes:        d.StorageClasses.Lister(),
+		client:         d.Client,
+		listings:       d.Listings,
+		config:         d.Config,
+		clock:          d.Clock,
+		absent:         map[string]int{},
+		reported:       map[string]bool{},
+	}
+	recorder := d.Recorder.WithComponentSuffix("storageclass-controller")
+	syncCtx := factory.NewSyncContext(ControllerName, recorder)
+	d.Listings.Subscribe(func() { syncCtx.Queue().Add(factory.DefaultQueueKey) })
+	return factory.New().
+		WithSyncContext(syncCtx).
+		WithSync(c.sync).
+		WithFilteredEventsInformers(ours, d.StorageClasses.Informer()).
+		WithFilteredEventsInformers(factory.NamesFilter(operatorconfig.ConfigMapName), d.ConfigMaps.Informer()).
+		WithInformers(d.ClusterCSIDriverInformer).
+		ToController(ControllerName, recorder)
+}
+
+// ours keeps events of classes the operator may own or collide with.
+func ours(obj interface{}) bool {
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	sc, ok := obj.(*storagev1.StorageClass)
+	return ok && (strings.HasPrefix(sc.Name, storageclass.NamePrefix) || storageclass.Owned(sc))
+}
+
+func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
+	listing := c.listings.Latest()
+	cfg, _ := c.config.Current()
+	if listing == nil || cfg == nil {
+		return nil // no listing yet, or no valid configuration ever: change nothing
+	}
+	state := c.evaluator.GetStorageClassState(names.CSIDriverName)
+	all, err := c.classes.List(labels.Everything())
+	if err != nil {
+		return err
+	}
+	owners := map[string]string{}
+	existing := map[string]*storagev1.StorageClass{}
+	byName := map[string]*storagev1.StorageClass{}
+	for _, sc := range all {
+		byName[sc.Name] = sc
+		if storageclass.Owned(sc) {
+			existing[sc.Name] = sc
+			owners[sc.Name] = sc.Annotations[storageclass.ShareTypeNameAnnotation]
+		}
+	}
+	wanted, skipped := storageclass.Desired(listing.Types, cfg.StorageClasses, owners)
+	for _, w := range wanted {
+		if sc, ok := byName[w.Class.Name]; ok {
+			existing[sc.Name] = sc
+		}
+	}
+	listed := map[string]bool{}
+	for _, st := range listing.Types {
+		listed[st.ID] = true
+	}
+	c.countAbsences(listing.Seq, existing, listed)
+
+	plan := storageclass.Plan(storageclass.Input{
+		State: state, Wanted: wanted, Existing: existing, Listed: listed,
+		Absent: c.absent, PruneAfter: cfg.StorageClasses.PruneAfter(), Now: c.clock.Now(),
+	})
+	applyErr := c.apply(ctx, syncCtx.Recorder(), plan.Actions)
+	c.reportOnce(syncCtx.Recorder(), skipped, plan.Conflicts)
+	if _, _, err := v1helpers.UpdateStatus(ctx, c.operatorClient, conditions(skipped, plan)...); err != nil {
+		return errors.Join(applyErr, err)
+	}
+	return applyErr
+}
+
+// countAbsences advances, once per listing, how many listings in a row lacked each owned class's type.
+func (c *Controller) countAbsences(seq uint64, existing map[string]*storagev1.StorageClass, listed map[string]bool) {
+	if seq == c.lastSeq {
+		return
+	}
+	c.lastSeq = seq
+	for name, sc := range existing {
+		if !storageclass.Owned(sc) || listed[sc.Annotations[storageclass.ShareTypeIDAnnotation]] {
+			delete(c.absent, name)
+			continue
+		}
+		c.absent[name]++
+	}
+}
+
+func (c *Controller) apply(ctx context.Context, recorder events.Recorder, actions []storageclass.Action) error {
+	var errs []error
+	api := c.client.StorageClasses()
+	for _, a := range actions {
+		var err error
+		switch a.Kind {
+		case storageclass.Create:
+			_, err = api.Create(ctx, a.Class, metav1.CreateOptions{})
+			if err == nil {
+				recorder.Eventf("StorageClassCreated", "Created StorageClass %s for share type %q", a.Class.Name, a.Class.Annotations[storageclass.ShareTypeNameAnnotation])
+			}
+		case storageclass.Update:
+			_, err = api.Update(ctx, a.Class, metav1.UpdateOptions{})
+			if err == nil {
+				recorder.Eventf("StorageClassUpdated", "Updated StorageClass %s", a.Class.Name)
+			}
+		case storageclass.Recreate:
+			err = api.Delete(ctx, a.Class.Name, metav1.DeleteOptions{})
+			if err == nil || apierrors.IsNotFound(err) {
+				_, err = api.Create(ctx, a.Class, metav1.CreateOptions{})
+			}
+			if err == nil {
+				recorder.Eventf("StorageClassRecreated", "Recreated StorageClass %s: its parameters, reclaimPolicy or volumeBindingMode changed, which a StorageClass cannot update in place; existing volumes are not affected", a.Class.Name)
+			}
+		case storageclass.Delete:
+			err = api.Delete(ctx, a.Class.Name, metav1.DeleteOptions{})
+			if apierrors.IsNotFound(err) {
+				err = nil
+			}
+			if err == nil {
+				delete(c.absent, a.Class.Name)
+				recorder.Eventf("StorageClassDeleted", "Deleted StorageClass %s", a.Class.Name)
+			}
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s StorageClass %s: %w", strings.ToLower(string(a.Kind)), a.Class.Name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// reportOnce sends one event per skipped share type and per conflicting class while they last.
+func (c *Controller) reportOnce(recorder events.Recorder, skipped []storageclass.Skipped, conflicts []string) {
+	current := map[string]bool{}
+	for _, s := range skipped {
+		key := "skip/" + s.ShareType.ID + "/" + s.Reason
+		current[key] = true
+		if !c.reported[key] {
+			recorder.Warningf("ShareTypeSkipped", "No StorageClass for %s", s.Reason)
+		}
+	}
+	for _, name := range conflicts {
+		key := "conflict/" + name
+		current[key] = true
+		if !c.reported[key] {
+			recorder.Warningf("StorageClassConflict", "%s", conflictMessage(name))
+		}
+	}
+	c.reported = current
+}
+
+func conflictMessage(name string) string {
+	return fmt.Sprintf("StorageClass %s exists without label %s=%s, so the operator leaves it alone; delete or rename it to let the operator create its class",
+		name, storageclass.OwnerLabel, storageclass.OwnerLabelValue)
+}
+
+func conditions(skipped []storageclass.Skipped, plan storageclass.Result) []v1helpers.UpdateStatusFunc {
+	var problems []string
+	for _, name := range plan.Conflicts {
+		problems = append(problems, conflictMessage(name))
+	}
+	for _, s := range skipped {
+		if s.NeedsAction {
+			problems = append(problems, "No StorageClass for "+s.Reason)
+		}
+	}
+	sort.Strings(problems)
+	degraded := operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionFalse, Reason: "AsExpected"}
+	if len(problems) > 0 {
+		degraded = operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionTrue,
+			Reason: "ActionRequired", Message: strings.Join(problems, "; ")}
+	}
+	updates := []v1helpers.UpdateStatusFunc{v1helpers.UpdateConditionFn(degraded)}
+	if len(plan.Stale) == 0 {
+		return append(updates, func(s *operatorv1.OperatorStatus) error {
+			v1helpers.RemoveOperatorCondition(&s.Conditions, ConditionStale)
+			return nil
+		})
+	}
+	return append(updates, v1helpers.UpdateConditionFn(operatorv1.OperatorCondition{
+		Type: ConditionStale, Status: operatorv1.ConditionTrue, Reason: "ShareTypesGone",
+		Message: "StorageClasses whose Manila share type no longer exists (kept for new claims; set storageClasses.prune to delete them): " + strings.Join(plan.Stale, ", "),
+	}))
+}

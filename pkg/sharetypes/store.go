@@ -1,0 +1,51 @@
+// Package sharetypes hands the share types of each successful Manila listing from the one poller to
+// the controllers that use them, so a poll costs one Manila request however many consumers there are.
+package sharetypes
+
+import (
+	"sync"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
+)
+
+// Listing is one successful share-type listing. Seq counts listings since the operator started.
+type Listing struct {
+	Seq   uint64
+	Types []openstack.ShareType
+}
+
+// Store keeps the latest listing and tells subscribers when a new one arrives.
+type Store struct {
+	mu     sync.Mutex
+	latest *Listing
+	subs   []func()
+}
+
+// Publish records a successful listing (possibly empty) and notifies subscribers.
+func (s *Store) Publish(types []openstack.ShareType) {
+	s.mu.Lock()
+	seq := uint64(1)
+	if s.latest != nil {
+		seq = s.latest.Seq + 1
+	}
+	s.latest = &Listing{Seq: seq, Types: types}
+	subs := append([]func(){}, s.subs...)
+	s.mu.Unlock()
+	for _, notify := range subs {
+		notify()
+	}
+}
+
+// Latest returns the newest listing, or nil before the first.
+func (s *Store) Latest() *Listing {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.latest
+}
+
+// Subscribe registers a function called after every Publish; it must not block.
+func (s *Store) Subscribe(notify func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.subs = append(s.subs, notify)
+}
