@@ -2,6 +2,7 @@ package framework
 
 import (
 	"net/http"
+	"strings"
 	"sync"
 )
 
@@ -31,6 +32,17 @@ func (c *RequestCounter) Count(host string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.byHost[host]
+}
+
+// Writes returns the requests so far that change something (POST, PUT, PATCH, DELETE).
+func (c *RequestCounter) Writes() []string {
+	var out []string
+	for _, r := range c.Log() {
+		if !strings.HasPrefix(r, "GET ") {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Log returns every request so far.

@@ -59,7 +59,9 @@ type RunningOperator struct {
 	Logs *LogBuffer
 	// Requests counts the operator's HTTP requests to Keystone and Manila.
 	Requests *RequestCounter
-	stop     func()
+	// KubeRequests counts the operator's requests to kube-apiserver.
+	KubeRequests *RequestCounter
+	stop         func()
 }
 
 // TestImages are the operand images the in-process operator is given.
@@ -102,10 +104,13 @@ func (w *World) RunOperatorWith(t testing.TB, opts *operator.Options, counter *R
 	logs := &LogBuffer{}
 	captureKlog(logs)
 	clk := clock.RealClock{}
+	kubeRequests := &RequestCounter{}
+	kubeConfig := rest.CopyConfig(w.Config)
+	kubeConfig.Wrap(kubeRequests.Wrap)
 	cc := &controllercmd.ControllerContext{
 		Clock:             clk,
-		KubeConfig:        rest.CopyConfig(w.Config),
-		ProtoKubeConfig:   protoConfig(w.Config),
+		KubeConfig:        kubeConfig,
+		ProtoKubeConfig:   protoConfig(kubeConfig),
 		OperatorNamespace: names.OperatorNamespace,
 		EventRecorder: events.NewKubeRecorder(w.Kube.CoreV1().Events(names.OperatorNamespace), names.OperatorName,
 			&corev1.ObjectReference{Kind: "Deployment", Namespace: names.OperatorNamespace, Name: names.OperatorName, APIVersion: "apps/v1"}, clk),
@@ -114,7 +119,7 @@ func (w *World) RunOperatorWith(t testing.TB, opts *operator.Options, counter *R
 	done := make(chan error, 1)
 	go func() { done <- opts.Run(ctx, cc) }()
 	var once sync.Once
-	running := &RunningOperator{Logs: logs, Requests: counter}
+	running := &RunningOperator{Logs: logs, Requests: counter, KubeRequests: kubeRequests}
 	running.stop = func() {
 		once.Do(func() {
 			cancel()
