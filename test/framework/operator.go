@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -156,4 +157,9 @@ func tail(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// OpenStackKeystoneRequests counts the operator's requests to Keystone.
+func (w *World) OpenStackKeystoneRequests(op *RunningOperator) int {
+	return op.Requests.Count(fmt.Sprintf("127.0.0.1:%d", w.OpenStack.KeystonePort))
 }

@@ -31,19 +31,19 @@ func TestStorageClassNamesOnRealManila(t *testing.T) {
 		"MiXeD":        "csi-manila-mixed",
 	}
 	hashed := map[string]string{ // share type -> expected base before "-<8 hex>"
-		"Gold_NFS":    "csi-manila-gold-nfs",
-		"a b":         "csi-manila-a-b",
-		"Größe":       "csi-manila-gr-e",
-		"日本":          "csi-manila",
-		"-lead":       "csi-manila-lead",
-		"trail-":      "csi-manila-trail",
-		"_under_":     "csi-manila-under",
-		"a..b":        "csi-manila-a-b",
-		"..":          "csi-manila",
-		"with/slash":  "csi-manila-with-slash",
-		"colon:type":  "csi-manila-colon-type",
-		"dot.-dash":   "csi-manila-dot-dash",
-		long:          "csi-manila-" + long[:233],
+		"Gold_NFS":   "csi-manila-gold-nfs",
+		"a b":        "csi-manila-a-b",
+		"Größe":      "csi-manila-gr-e",
+		"日本":         "csi-manila",
+		"-lead":      "csi-manila-lead",
+		"trail-":     "csi-manila-trail",
+		"_under_":    "csi-manila-under",
+		"a..b":       "csi-manila-a-b",
+		"..":         "csi-manila",
+		"with/slash": "csi-manila-with-slash",
+		"colon:type": "csi-manila-colon-type",
+		"dot.-dash":  "csi-manila-dot-dash",
+		long:         "csi-manila-" + long[:233],
 	}
 	for name := range plain {
 		createShareType(t, framework.ShareTypeSpec{Name: name})
