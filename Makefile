@@ -1,6 +1,7 @@
 # manila-csi-driver-operator
 #
 #   make build       the operator binary at _output/bin/manila-csi-driver-operator
+#   make bench       benchmark against the real test world; prints a table
 #   make demo        the operator's main job on a local control plane + Keystone/Manila (DEMO_ONESHOT=1 exits once converged)
 #   make test        unit + integration tests; installs/builds what they need first (make test-deps)
 #   make test-unit   unit tests only (no control plane, no OpenStack)
@@ -28,7 +29,7 @@ LDFLAGS    := -X $(PKG)/pkg/version.Version=$(VERSION) -X $(PKG)/pkg/version.Git
 # Integration tests share one control plane and one OpenStack per package; packages run one at a time.
 TEST_FLAGS ?= -count=1 -p 1 -timeout 45m
 
-.PHONY: all build demo test test-unit test-deps deps-apt deps-controlplane deps-crds verify vendor clean
+.PHONY: all build bench demo test test-unit test-deps deps-apt deps-controlplane deps-crds verify vendor clean
 
 all: build
 
@@ -37,6 +38,9 @@ build:
 
 demo: build test-deps
 	TEST_K8S_BIN_DIR=$(K8S_BIN) TEST_CRD_DIR=$(CRD_DIR) $(GO) run ./hack/demo
+
+bench: test-deps
+	TEST_K8S_BIN_DIR=$(K8S_BIN) TEST_CRD_DIR=$(CRD_DIR) $(GO) run ./hack/bench
 
 test: test-deps
 	TEST_K8S_BIN_DIR=$(K8S_BIN) TEST_CRD_DIR=$(CRD_DIR) $(GO) test $(TEST_FLAGS) ./...

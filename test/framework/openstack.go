@@ -2,11 +2,13 @@ package framework
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 
 	"github.com/gophercloud/gophercloud/v2"
 	gcopenstack "github.com/gophercloud/gophercloud/v2/openstack"
@@ -152,6 +154,32 @@ func (o *OpenStack) CreateShareType(ctx context.Context, spec ShareTypeSpec) (st
 	if err != nil {
 		return "", err
 	}
+	return createShareType(ctx, client, spec)
+}
+
+// CreateShareTypes creates many share types with one login and a few requests in flight.
+func (o *OpenStack) CreateShareTypes(ctx context.Context, specs []ShareTypeSpec) ([]string, error) {
+	client, err := o.manila(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(specs))
+	errs := make([]error, len(specs))
+	sem := make(chan struct{}, 4)
+	var wg sync.WaitGroup
+	for i, spec := range specs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			ids[i], errs[i] = createShareType(ctx, client, spec)
+		}()
+	}
+	wg.Wait()
+	return ids, errors.Join(errs...)
+}
+
+func createShareType(ctx context.Context, client *gophercloud.ServiceClient, spec ShareTypeSpec) (string, error) {
 	specs := map[string]any{"driver_handles_share_servers": spec.DHSS}
 	for k, v := range spec.ExtraSpecs {
 		specs[k] = v

@@ -107,6 +107,7 @@ func (w *World) RunOperatorWith(t testing.TB, opts *operator.Options, counter *R
 	clk := clock.RealClock{}
 	kubeRequests := &RequestCounter{}
 	kubeConfig := rest.CopyConfig(w.Config)
+	kubeConfig.QPS, kubeConfig.Burst = 0, 0 // as controllercmd hands them: the operator's own limits apply
 	kubeConfig.Wrap(kubeRequests.Wrap)
 	cc := &controllercmd.ControllerContext{
 		Clock:             clk,
