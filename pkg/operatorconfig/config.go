@@ -15,6 +15,8 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	sigsjson "sigs.k8s.io/json"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/extramounts"
 	"sigs.k8s.io/yaml"
 )
 
@@ -32,6 +34,47 @@ type Config struct {
 	PollInterval *metav1.Duration `json:"pollInterval,omitempty"`
 	// StorageClasses controls the StorageClass per share type.
 	StorageClasses StorageClasses `json:"storageClasses,omitempty"`
+	// ExtraMounts reach workloads by their propagation; the per-workload lists reach only that
+	// workload. Global entries come first, then local ones, as in lib-common.
+	ExtraMounts      []extramounts.VolMounts `json:"extraMounts,omitempty"`
+	ControllerPlugin Workload                `json:"controllerPlugin,omitempty"`
+	NodePlugin       Workload                `json:"nodePlugin,omitempty"`
+	NFSNodePlugin    Workload                `json:"nfsNodePlugin,omitempty"`
+}
+
+// Workload holds one workload's own settings.
+type Workload struct {
+	ExtraMounts []extramounts.VolMounts `json:"extraMounts,omitempty"`
+}
+
+// MountEntries returns every extraMounts entry, named by where it stands in config.yaml; a
+// per-workload entry is given that workload as its only propagation target.
+func (c *Config) MountEntries() []extramounts.Entry {
+	var out []extramounts.Entry
+	for i, v := range c.ExtraMounts {
+		out = append(out, extramounts.Entry{Source: fmt.Sprintf("extraMounts[%d]", i), VolMounts: v})
+	}
+	for _, w := range c.workloads() {
+		for i, v := range w.workload.ExtraMounts {
+			v.Propagation = []extramounts.PropagationType{w.target}
+			out = append(out, extramounts.Entry{Source: fmt.Sprintf("%s.extraMounts[%d]", w.key, i), VolMounts: v})
+		}
+	}
+	return out
+}
+
+type workloadRef struct {
+	key      string
+	target   extramounts.PropagationType
+	workload Workload
+}
+
+func (c *Config) workloads() []workloadRef {
+	return []workloadRef{
+		{"controllerPlugin", extramounts.ControllerPlugin, c.ControllerPlugin},
+		{"nodePlugin", extramounts.NodePlugin, c.NodePlugin},
+		{"nfsNodePlugin", extramounts.NFSNodePlugin, c.NFSNodePlugin},
+	}
 }
 
 // StorageClasses holds class defaults, per-share-type overrides, the default class and pruning.
@@ -153,6 +196,20 @@ func jsonPath(err error) string {
 }
 
 func (c *Config) validate() error {
+	for i, v := range c.ExtraMounts {
+		err := extramounts.ValidatePropagation(extramounts.Entry{Source: fmt.Sprintf("extraMounts[%d]", i), VolMounts: v})
+		var ee *extramounts.EntryError
+		if errors.As(err, &ee) {
+			return &FieldError{Path: ee.Entry + "." + ee.Field, Reason: ee.Reason}
+		}
+	}
+	for _, w := range c.workloads() {
+		for i, v := range w.workload.ExtraMounts {
+			if len(v.Propagation) > 0 {
+				return &FieldError{Path: fmt.Sprintf("%s.extraMounts[%d].propagation", w.key, i), Reason: "a per-workload entry reaches only its workload; put entries with propagation in the global extraMounts"}
+			}
+		}
+	}
 	if c.PollInterval != nil && c.PollInterval.Duration < MinPollInterval {
 		return &FieldError{Path: "pollInterval", Reason: fmt.Sprintf("%s is below the minimum of %s", c.PollInterval.Duration, MinPollInterval)}
 	}

@@ -93,3 +93,51 @@ storageClasses:
 		t.Errorf("parsed %+v", full)
 	}
 }
+
+func TestParseExtraMounts(t *testing.T) {
+	seed := `
+extraMounts:
+  - propagation:
+    - Node
+    extraVolType: Ceph
+    volumes:
+    - name: ceph
+      projected:
+        sources:
+        - secret:
+            name: ceph-conf-files
+    mounts:
+    - name: ceph
+      mountPath: "/etc/ceph"
+      readOnly: true
+nfsNodePlugin:
+  extraMounts:
+  - volumes:
+    - name: nfs-conf
+      configMap:
+        name: nfs-conf
+    mounts:
+    - name: nfs-conf
+      mountPath: /etc/nfs.conf.d
+`
+	cfg, err := Parse([]byte(seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := cfg.MountEntries()
+	if len(entries) != 2 || entries[0].Source != "extraMounts[0]" || entries[1].Source != "nfsNodePlugin.extraMounts[0]" ||
+		string(entries[1].Propagation[0]) != "csi-nodeplugin-nfsplugin" || entries[0].Volumes[0].Projected == nil {
+		t.Errorf("entries %+v", entries)
+	}
+	for _, tt := range []struct{ yaml, path string }{
+		{"extraMounts:\n- propagation: [Workers]\n  volumes: []\n  mounts: []\n", "extraMounts[0].propagation[0]"},
+		{"nodePlugin:\n  extraMounts:\n  - propagation: [All]\n    volumes: []\n    mounts: []\n", "nodePlugin.extraMounts[0].propagation"},
+		{"extraMounts:\n- volumes:\n  - name: x\n    secrett: {}\n  mounts: []\n", "extraMounts[0].volumes[0].secrett"},
+	} {
+		_, err := Parse([]byte(tt.yaml))
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Path != tt.path {
+			t.Errorf("%q: error %v, want path %s", tt.yaml, err, tt.path)
+		}
+	}
+}

@@ -10,7 +10,8 @@ import (
 // Source gives controllers the configuration in force: the last valid one. It re-parses the
 // ConfigMap from the informer's cache only when its resourceVersion changed.
 type Source struct {
-	lister corev1listers.ConfigMapNamespaceLister
+	lister     corev1listers.ConfigMapNamespaceLister
+	validators []func(*Config) error
 
 	mu      sync.Mutex
 	version string
@@ -18,9 +19,11 @@ type Source struct {
 	err     error
 }
 
-// NewSource reads the ConfigMap through a lister scoped to the operator namespace.
-func NewSource(lister corev1listers.ConfigMapNamespaceLister) *Source {
-	return &Source{lister: lister}
+// NewSource reads the ConfigMap through a lister scoped to the operator namespace. Validators check
+// what Parse cannot know alone (e.g. extraMounts against the workloads); a failing one makes the
+// configuration invalid like a parse error.
+func NewSource(lister corev1listers.ConfigMapNamespaceLister, validators ...func(*Config) error) *Source {
+	return &Source{lister: lister, validators: validators}
 }
 
 // Current returns the configuration in force and the problem with the ConfigMap as it is now, if
@@ -48,6 +51,11 @@ func (s *Source) Current() (cfg *Config, problem error) {
 			parsed, perr = Parse([]byte(data))
 		} else {
 			perr = &FieldError{Path: "(ConfigMap data)", Reason: "key " + Key + " is missing"}
+		}
+	}
+	for _, validate := range s.validators {
+		if perr == nil {
+			perr = validate(parsed)
 		}
 	}
 	s.err = perr
