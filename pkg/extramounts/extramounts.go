@@ -100,7 +100,9 @@ type EntryError struct {
 	Reason string
 }
 
-func (e *EntryError) Error() string { return fmt.Sprintf("%s: field %s: %s", e.Entry, e.Field, e.Reason) }
+func (e *EntryError) Error() string {
+	return fmt.Sprintf("%s: field %s: %s", e.Entry, e.Field, e.Reason)
+}
 
 // ValidatePropagation checks that every propagation value is a known target.
 func ValidatePropagation(e Entry) error {

@@ -27,3 +27,10 @@ const (
 	// CABundleKey is the key of CloudConfigMap with the PEM bundle.
 	CABundleKey = "ca-bundle.pem"
 )
+
+const (
+	// DriverSecret is the driver's credentials secret in OperandNamespace.
+	DriverSecret = "csi-manila-secrets"
+	// CloudCAConfigMap is the operand namespace's copy of the OpenStack CA bundle.
+	CloudCAConfigMap = "manila-csi-driver-cloud-ca"
+)

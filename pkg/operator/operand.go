@@ -9,14 +9,16 @@ import (
 	"github.com/openshift/library-go/pkg/operator/csi/csidrivernodeservicecontroller"
 	dc "github.com/openshift/library-go/pkg/operator/deploymentcontroller"
 	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
 
 	"github.com/manila-csi/manila-csi-driver-operator/assets"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/extramounts"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
 
 const (
-	trustedCAConfigMap = "manila-csi-driver-trusted-ca-bundle"
+	trustedCAConfigMap = hooks.TrustedCAConfigMap
 	metricsCertSecret  = "manila-csi-driver-controller-metrics-serving-cert"
 
 	snapshotClassCRD  = "volumesnapshotclasses.snapshot.storage.k8s.io"
@@ -32,9 +34,7 @@ type operandControllers struct {
 	crdInformers []factory.Informer
 }
 
-func newOperandControllers(c *clients, recorder events.Recorder, s settings) *operandControllers {
-	vars := assets.Vars{Images: s.images, FSGroupPolicy: s.fsGroupPolicy}
-	render := vars.AssetFunc()
+func newOperandControllers(c *clients, recorder events.Recorder, render resourceapply.AssetFunc, mounts hooks.Mounts) *operandControllers {
 	operandCore := c.kubeInformers.InformersFor(names.OperandNamespace)
 	operandInformers := c.kubeInformers.InformersFor(names.OperandNamespace)
 	crds := c.crdInformer.Apiextensions().V1().CustomResourceDefinitions()
@@ -44,17 +44,29 @@ func newOperandControllers(c *clients, recorder events.Recorder, s settings) *op
 		csidrivercontrollerservicecontroller.WithObservedProxyDeploymentHook(),
 		csidrivercontrollerservicecontroller.WithCABundleDeploymentHook(names.OperandNamespace, trustedCAConfigMap, operandCore.Core().V1().ConfigMaps()),
 		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, metricsCertSecret, operandCore.Core().V1().Secrets()),
+		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, operandCore.Core().V1().Secrets()),
 		replicasHook,
 	}
+	controllerMounts, mountInformers := mounts.Deployment(extramounts.Targets[0])
+	deploymentHooks = append(deploymentHooks, controllerMounts)
 	deploymentInformers := append([]factory.Informer{
 		operandCore.Core().V1().ConfigMaps().Informer(),
 		operandCore.Core().V1().Secrets().Informer(),
-	}, replicasInformers...)
-	daemonSetHooks := []csidrivernodeservicecontroller.DaemonSetHookFunc{
-		csidrivernodeservicecontroller.WithObservedProxyDaemonSetHook(),
-		csidrivernodeservicecontroller.WithCABundleDaemonSetHook(names.OperandNamespace, trustedCAConfigMap, operandCore.Core().V1().ConfigMaps()),
+	}, append(replicasInformers, mountInformers...)...)
+	daemonSetHooks := func(target extramounts.Target, more ...csidrivernodeservicecontroller.DaemonSetHookFunc) []csidrivernodeservicecontroller.DaemonSetHookFunc {
+		mountHook, _ := mounts.DaemonSet(target)
+		return append([]csidrivernodeservicecontroller.DaemonSetHookFunc{
+			csidrivernodeservicecontroller.WithObservedProxyDaemonSetHook(),
+			csidrivernodeservicecontroller.WithCABundleDaemonSetHook(names.OperandNamespace, trustedCAConfigMap, operandCore.Core().V1().ConfigMaps()),
+			mountHook,
+		}, more...)
 	}
-	daemonSetInformers := []factory.Informer{operandCore.Core().V1().ConfigMaps().Informer()}
+	daemonSetInformers := append([]factory.Informer{
+		operandCore.Core().V1().ConfigMaps().Informer(),
+		operandCore.Core().V1().Secrets().Informer(),
+	}, mountInformers...)
+	nodeHooks := daemonSetHooks(extramounts.Targets[1],
+		csidrivernodeservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, operandCore.Core().V1().Secrets()))
 
 	set := csicontrollerset.NewCSIControllerSet(c.operatorClient, recorder).
 		WithStaticResourcesController("ManilaDriverStaticResourcesController", c.kube, c.dynamic, c.kubeInformers, render,
@@ -63,14 +75,15 @@ func newOperandControllers(c *clients, recorder events.Recorder, s settings) *op
 		WithCSIDriverControllerService("ManilaDriverControllerServiceController", render, assets.ControllerDeployment,
 			c.kube, operandInformers, c.configInformer, deploymentInformers, deploymentHooks...).
 		WithCSIDriverNodeService("ManilaDriverNodeServiceController", render, assets.NodeDaemonSet,
-			c.kube, operandInformers, daemonSetInformers, daemonSetHooks...)
+			c.kube, operandInformers, daemonSetInformers, nodeHooks...)
 
 	nfsManifest, err := render(assets.NFSNodeDaemonSet)
 	if err != nil {
 		panic(err) // embedded asset: a missing one is a build defect caught by the golden tests
 	}
 	nfsNode := csidrivernodeservicecontroller.NewCSIDriverNodeServiceController("NFSDriverNodeServiceController",
-		nfsManifest, recorder, c.operatorClient, c.kube, operandInformers.Apps().V1().DaemonSets(), daemonSetInformers, daemonSetHooks...)
+		nfsManifest, recorder, c.operatorClient, c.kube, operandInformers.Apps().V1().DaemonSets(), daemonSetInformers,
+		daemonSetHooks(extramounts.Targets[2])...)
 
 	crdExists := func(name string) func() bool {
 		return func() bool {

@@ -20,10 +20,14 @@ type Options struct {
 	OpenStackTransport func(http.RoundTripper) http.RoundTripper
 	// Getenv reads the operand images and settings; nil means os.Getenv.
 	Getenv func(string) string
+	// SecretGrace is how long a missing credentials secret is waited for before Degraded.
+	SecretGrace time.Duration
 }
 
 // DefaultOptions polls every 60 s.
-func DefaultOptions() *Options { return &Options{PollInterval: time.Minute} }
+func DefaultOptions() *Options {
+	return &Options{PollInterval: time.Minute, SecretGrace: 30 * time.Second}
+}
 
 // AddFlags binds the options to the start command's flags.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {

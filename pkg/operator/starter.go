@@ -24,9 +24,12 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/manila-csi/manila-csi-driver-operator/assets"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/configcheck"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/manila"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/secretsync"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/storageclasses"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
@@ -131,10 +134,28 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 	operatorControllers := csicontrollerset.NewCSIControllerSet(c.operatorClient, cc.EventRecorder).
 		WithLogLevelController().
 		WithManagementStateController("Manila", false)
-	operand := newOperandControllers(c, cc.EventRecorder, s)
-
+	render := assets.Vars{Images: s.images, FSGroupPolicy: s.fsGroupPolicy}.AssetFunc()
+	validateMounts, err := mountsValidator(render)
+	if err != nil {
+		return err
+	}
 	operatorNS := c.kubeInformers.InformersFor(names.OperatorNamespace).Core().V1()
-	configSource := operatorconfig.NewSource(operatorNS.ConfigMaps().Lister().ConfigMaps(names.OperatorNamespace))
+	operandNS := c.kubeInformers.InformersFor(names.OperandNamespace).Core().V1()
+	cloudConfigNS := c.kubeInformers.InformersFor(names.CloudConfigNamespace).Core().V1()
+	configSource := operatorconfig.NewSource(operatorNS.ConfigMaps().Lister().ConfigMaps(names.OperatorNamespace), validateMounts)
+	operand := newOperandControllers(c, cc.EventRecorder, render, hooks.Mounts{
+		Config: configSource,
+		OpenStackCA: func() bool {
+			return secretsync.CAInUse(cloudConfigNS.ConfigMaps().Lister().ConfigMaps(names.CloudConfigNamespace),
+				operandNS.ConfigMaps().Lister().ConfigMaps(names.OperandNamespace))
+		},
+		Informers: []factory.Informer{operatorNS.ConfigMaps().Informer(), cloudConfigNS.ConfigMaps().Informer()},
+	})
+	secretSyncController := secretsync.NewController(secretsync.Deps{
+		OperatorClient: c.operatorClient, OperatorSecrets: operatorNS.Secrets(), CloudConfig: cloudConfigNS.ConfigMaps(),
+		OperandSecrets: operandNS.Secrets(), OperandConfigMaps: operandNS.ConfigMaps(), Client: c.kube.CoreV1(),
+		Recorder: cc.EventRecorder, Clock: clk, Grace: o.SecretGrace,
+	})
 	listings := &sharetypes.Store{}
 
 	var startOperand sync.Once
@@ -152,8 +173,7 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 			})
 		},
 	}, c.operatorClient, operatorNS.Secrets(), operatorNS.ConfigMaps(),
-		c.kubeInformers.InformersFor(names.CloudConfigNamespace).Core().V1().ConfigMaps(),
-		cc.EventRecorder, clk)
+		cloudConfigNS.ConfigMaps(), cc.EventRecorder, clk)
 	configController := configcheck.NewController(configSource, c.operatorClient, operatorNS.ConfigMaps(), cc.EventRecorder)
 	ccd := c.operatorInformer.Operator().V1().ClusterCSIDrivers()
 	storageClassController := storageclasses.NewController(storageclasses.Deps{
@@ -172,7 +192,7 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 	klog.Infof("Starting %s for ClusterCSIDriver %s", names.OperatorName, names.CSIDriverName)
 	c.start(ctx.Done())
 	operatorControllers.Run(ctx, 1)
-	for _, ctrl := range []factory.Controller{manilaController, configController, storageClassController} {
+	for _, ctrl := range []factory.Controller{manilaController, configController, storageClassController, secretSyncController} {
 		go ctrl.Run(ctx, 1)
 	}
 

@@ -83,6 +83,7 @@ func OperatorOptions() (*operator.Options, *RequestCounter) {
 	counter := &RequestCounter{}
 	opts := operator.DefaultOptions()
 	opts.PollInterval = 5 * time.Second
+	opts.SecretGrace = 3 * time.Second
 	opts.OpenStackTransport = counter.Wrap
 	opts.Getenv = func(name string) string { return TestImages[name] }
 	return opts, counter

@@ -1,0 +1,225 @@
+// Package secretsync turns the cloud credentials into the driver's secret and copies the OpenStack CA
+// bundle into the operand namespace.
+package secretsync
+
+import (
+	"bytes"
+	"context"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"time"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1informers "k8s.io/client-go/informers/core/v1"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	corev1listers "k8s.io/client-go/listers/core/v1"
+	"k8s.io/utils/clock"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/cloudcredentials"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
+)
+
+// ControllerName prefixes the controller's condition.
+const ControllerName = "SecretSyncController"
+
+// ConditionDegraded is True while the credentials or the CA cannot be turned into the driver's inputs.
+const ConditionDegraded = ControllerName + "Degraded"
+
+// Deps are the Controller's collaborators. Informers: OperatorSecrets in the operator namespace,
+// CloudConfig in openshift-config, OperandSecrets and OperandConfigMaps in the operand namespace.
+type Deps struct {
+	OperatorClient    v1helpers.OperatorClient
+	OperatorSecrets   corev1informers.SecretInformer
+	CloudConfig       corev1informers.ConfigMapInformer
+	OperandSecrets    corev1informers.SecretInformer
+	OperandConfigMaps corev1informers.ConfigMapInformer
+	Client            corev1client.CoreV1Interface
+	Recorder          events.Recorder
+	Clock             clock.PassiveClock
+	// Grace is how long a missing source secret is waited for before Degraded (default 30 s).
+	Grace time.Duration
+}
+
+// Controller keeps Secret openshift-manila-csi-driver/csi-manila-secrets and ConfigMap
+// openshift-manila-csi-driver/manila-csi-driver-cloud-ca.
+//
+// Watches: Secret openshift-cluster-csi-drivers/manila-cloud-credentials, ConfigMap
+// openshift-config/cloud-provider-config, and its two outputs.
+//
+// Writes: the driver secret (the clouds.yaml keys mapped for the driver), the CA copy, condition
+// SecretSyncControllerDegraded. Only differences are written.
+//
+// Policy: on any bad input (missing secret past the grace period, malformed clouds.yaml, a CA that is
+// not PEM) it reports and keeps the last good outputs; it never deletes them.
+type Controller struct {
+	d            Deps
+	sources      corev1listers.SecretNamespaceLister
+	cloudConfigs corev1listers.ConfigMapNamespaceLister
+	secrets      corev1listers.SecretNamespaceLister
+	configMaps   corev1listers.ConfigMapNamespaceLister
+	missingSince time.Time
+}
+
+// NewController returns the factory controller.
+func NewController(d Deps) factory.Controller {
+	if d.Grace == 0 {
+		d.Grace = 30 * time.Second
+	}
+	c := &Controller{
+		d:            d,
+		sources:      d.OperatorSecrets.Lister().Secrets(names.OperatorNamespace),
+		cloudConfigs: d.CloudConfig.Lister().ConfigMaps(names.CloudConfigNamespace),
+		secrets:      d.OperandSecrets.Lister().Secrets(names.OperandNamespace),
+		configMaps:   d.OperandConfigMaps.Lister().ConfigMaps(names.OperandNamespace),
+	}
+	return factory.New().
+		WithSync(c.sync).
+		WithFilteredEventsInformers(factory.NamesFilter(names.CloudCredentialsSecret), d.OperatorSecrets.Informer()).
+		WithFilteredEventsInformers(factory.NamesFilter(names.CloudConfigMap), d.CloudConfig.Informer()).
+		WithFilteredEventsInformers(factory.NamesFilter(names.DriverSecret), d.OperandSecrets.Informer()).
+		WithFilteredEventsInformers(factory.NamesFilter(names.CloudCAConfigMap), d.OperandConfigMaps.Informer()).
+		ToController(ControllerName, d.Recorder.WithComponentSuffix("secret-sync"))
+}
+
+func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
+	caErr := c.syncCA(ctx, syncCtx.Recorder())
+	secretErr, wait := c.syncSecret(ctx, syncCtx.Recorder())
+	if wait > 0 {
+		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), wait)
+	}
+	problem := errors.Join(caErr, secretErr)
+	cond := operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionFalse, Reason: "AsExpected"}
+	if problem != nil {
+		cond = operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionTrue, Reason: "InvalidInput",
+			Message: problem.Error() + "; the driver keeps its last good credentials and CA"}
+	}
+	_, _, err := v1helpers.UpdateStatus(ctx, c.d.OperatorClient, v1helpers.UpdateConditionFn(cond))
+	return err
+}
+
+// CAInUse reports whether the operand mounts an OpenStack CA: the cloud config carries one and its
+// copy exists in the operand namespace.
+func CAInUse(cloudConfigs, operandConfigMaps corev1listers.ConfigMapNamespaceLister) bool {
+	src, err := cloudConfigs.Get(names.CloudConfigMap)
+	if err != nil || src.Data[names.CABundleKey] == "" {
+		return false
+	}
+	_, err = operandConfigMaps.Get(names.CloudCAConfigMap)
+	return err == nil
+}
+
+func (c *Controller) syncCA(ctx context.Context, recorder events.Recorder) error {
+	src, err := c.cloudConfigs.Get(names.CloudConfigMap)
+	if apierrors.IsNotFound(err) || (err == nil && src.Data[names.CABundleKey] == "") {
+		return nil // no custom CA: the driver uses the system roots
+	} else if err != nil {
+		return err
+	}
+	pemData := src.Data[names.CABundleKey]
+	if !validPEM([]byte(pemData)) {
+		return fmt.Errorf("ConfigMap %s/%s key %s is not a valid PEM certificate bundle", names.CloudConfigNamespace, names.CloudConfigMap, names.CABundleKey)
+	}
+	want := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: names.CloudCAConfigMap, Namespace: names.OperandNamespace},
+		Data:       map[string]string{names.CABundleKey: pemData},
+	}
+	have, err := c.configMaps.Get(names.CloudCAConfigMap)
+	switch {
+	case apierrors.IsNotFound(err):
+		_, err = c.d.Client.ConfigMaps(names.OperandNamespace).Create(ctx, want, metav1.CreateOptions{})
+	case err == nil && have.Data[names.CABundleKey] != pemData:
+		updated := have.DeepCopy()
+		updated.Data = want.Data
+		_, err = c.d.Client.ConfigMaps(names.OperandNamespace).Update(ctx, updated, metav1.UpdateOptions{})
+	default:
+		return err
+	}
+	if err == nil {
+		recorder.Eventf("CloudCAUpdated", "Copied the OpenStack CA bundle to ConfigMap %s/%s", names.OperandNamespace, names.CloudCAConfigMap)
+	}
+	return err
+}
+
+func validPEM(data []byte) bool {
+	found := false
+	for {
+		block, rest := pem.Decode(data)
+		if block == nil {
+			return found && len(bytes.TrimSpace(data)) == 0
+		}
+		if block.Type != "CERTIFICATE" {
+			return false
+		}
+		if _, err := x509.ParseCertificate(block.Bytes); err != nil {
+			return false
+		}
+		found, data = true, rest
+	}
+}
+
+// syncSecret returns the problem, if any, and how long to wait before looking again.
+func (c *Controller) syncSecret(ctx context.Context, recorder events.Recorder) (error, time.Duration) {
+	src, err := c.sources.Get(names.CloudCredentialsSecret)
+	if apierrors.IsNotFound(err) {
+		now := c.d.Clock.Now()
+		if c.missingSince.IsZero() {
+			c.missingSince = now
+		}
+		if waited := now.Sub(c.missingSince); waited < c.d.Grace {
+			return nil, c.d.Grace - waited
+		}
+		return fmt.Errorf("waiting for Secret %s/%s (key %s) from the cloud-credential-operator", names.OperatorNamespace, names.CloudCredentialsSecret, names.CloudsYAMLKey), 0
+	} else if err != nil {
+		return err, 0
+	}
+	c.missingSince = time.Time{}
+	clouds, ok := src.Data[names.CloudsYAMLKey]
+	if !ok {
+		return fmt.Errorf("Secret %s/%s has no key %q", names.OperatorNamespace, names.CloudCredentialsSecret, names.CloudsYAMLKey), 0
+	}
+	cloud, err := openstack.ParseCloud(clouds, names.CloudName)
+	if err != nil {
+		return fmt.Errorf("Secret %s/%s key %s: %w", names.OperatorNamespace, names.CloudCredentialsSecret, names.CloudsYAMLKey, err), 0
+	}
+	data := cloudcredentials.DriverSecret(cloud, CAInUse(c.cloudConfigs, c.configMaps))
+	have, err := c.secrets.Get(names.DriverSecret)
+	switch {
+	case apierrors.IsNotFound(err):
+		_, err = c.d.Client.Secrets(names.OperandNamespace).Create(ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: names.DriverSecret, Namespace: names.OperandNamespace},
+			Type:       corev1.SecretTypeOpaque,
+			Data:       data,
+		}, metav1.CreateOptions{})
+	case err == nil && !sameData(have.Data, data):
+		updated := have.DeepCopy()
+		updated.Data = data
+		_, err = c.d.Client.Secrets(names.OperandNamespace).Update(ctx, updated, metav1.UpdateOptions{})
+	default:
+		return err, 0
+	}
+	if err == nil {
+		recorder.Eventf("DriverSecretUpdated", "Wrote Secret %s/%s from %s/%s", names.OperandNamespace, names.DriverSecret, names.OperatorNamespace, names.CloudCredentialsSecret)
+	}
+	return err, 0
+}
+
+func sameData(a, b map[string][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || !bytes.Equal(v, w) {
+			return false
+		}
+	}
+	return true
+}
