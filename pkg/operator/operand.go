@@ -46,6 +46,7 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, metricsCertSecret, operandCore.Core().V1().Secrets()),
 		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, operandCore.Core().V1().Secrets()),
 		replicasHook,
+		hooks.DeploymentNoPlaceholders,
 	}
 	controllerMounts, mountInformers := mounts.Deployment(extramounts.Targets[0])
 	deploymentHooks = append(deploymentHooks, controllerMounts)
@@ -59,6 +60,7 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 			csidrivernodeservicecontroller.WithObservedProxyDaemonSetHook(),
 			csidrivernodeservicecontroller.WithCABundleDaemonSetHook(names.OperandNamespace, trustedCAConfigMap, operandCore.Core().V1().ConfigMaps()),
 			mountHook,
+			hooks.DaemonSetNoPlaceholders,
 		}, more...)
 	}
 	daemonSetInformers := append([]factory.Informer{
