@@ -43,17 +43,8 @@ func TestLogLevelAndUnmanaged(t *testing.T) {
 	world.WaitForDeployment(t, driverArgsContain("--v=4"))
 
 	world.UpdateClusterCSIDriver(t, func(d *operatorv1.ClusterCSIDriver) { d.Spec.ManagementState = operatorv1.Unmanaged })
-	// library-go's controllers read the state from the same informer as this condition's writer.
-	framework.Eventually(t, framework.DefaultTimeout, "the operator to see Unmanaged", func(ctx context.Context) error {
-		d, err := world.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		if d.Status.ObservedGeneration != d.Generation {
-			return fmt.Errorf("observedGeneration %d, generation %d", d.Status.ObservedGeneration, d.Generation)
-		}
-		return nil
-	})
+	// library-go's controllers read the state from the same informer as the writer of observedGeneration.
+	framework.Eventually(t, framework.DefaultTimeout, "the operator to see Unmanaged", observedCurrentGeneration)
 	editDeployment(t, func(d *appsv1.Deployment) { d.Annotations["test.example.com/manual"] = "kept" })
 	world.UpdateClusterCSIDriver(t, func(d *operatorv1.ClusterCSIDriver) { d.Spec.LogLevel = operatorv1.TraceAll })
 	framework.Consistently(t, 5*time.Second, "Unmanaged: the manual edit and --v=4 stay", func(ctx context.Context) error {
