@@ -61,7 +61,8 @@ func setState(t *testing.T, state operatorv1.StorageClassStateName) {
 }
 
 // Managed reverts edits; Unmanaged keeps edits but creates missing classes; Removed deletes the
-// operator's classes and leaves foreign ones; back to Managed recreates them.
+// operator's classes and leaves foreign ones; back to Managed recreates them. Every transition between
+// the three states is taken once.
 func TestStorageClassStateTransitions(t *testing.T) {
 	startWithClasses(t, "", framework.ShareTypeSpec{Name: "gold"}, framework.ShareTypeSpec{Name: "silver"})
 	foreign := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "csi-manila-admin-own"}, Provisioner: names.CSIDriverName}
@@ -103,6 +104,15 @@ func TestStorageClassStateTransitions(t *testing.T) {
 	setState(t, operatorv1.ManagedStorageClass)
 	world.WaitForStorageClass(t, "csi-manila-gold", expansion(true))
 	world.WaitForStorageClass(t, "csi-manila-silver", nil)
+
+	// The remaining transitions: Managed -> Removed -> Unmanaged (creates the missing classes) -> Managed.
+	setState(t, operatorv1.RemovedStorageClass)
+	world.WaitForNoStorageClass(t, "csi-manila-gold")
+	setState(t, operatorv1.UnmanagedStorageClass)
+	world.WaitForStorageClass(t, "csi-manila-gold", expansion(true))
+	updateClass(t, "csi-manila-gold", func(sc *storagev1.StorageClass) { f := false; sc.AllowVolumeExpansion = &f })
+	setState(t, operatorv1.ManagedStorageClass)
+	world.WaitForStorageClass(t, "csi-manila-gold", expansion(true))
 }
 
 func observedCurrentGeneration(ctx context.Context) error {
