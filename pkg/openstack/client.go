@@ -12,6 +12,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	gcopenstack "github.com/gophercloud/gophercloud/v2/openstack"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
 	"github.com/gophercloud/utils/v2/openstack/clientconfig"
 )
 
@@ -95,6 +96,25 @@ func Connect(ctx context.Context, cloudsYAML []byte, cloudName string, opts Opti
 		availability = gophercloud.Availability(cloud.Interface)
 	}
 	return &Client{provider: provider, region: cloud.RegionName, availability: availability}, nil
+}
+
+// HasRole reports whether the token carries the named role; known is false when the token does not
+// say (a non-v3 login).
+func (c *Client) HasRole(name string) (has, known bool) {
+	result, ok := c.provider.GetAuthResult().(tokens.CreateResult)
+	if !ok {
+		return false, false
+	}
+	roles, err := result.ExtractRoles()
+	if err != nil {
+		return false, false
+	}
+	for _, r := range roles {
+		if r.Name == name {
+			return true, true
+		}
+	}
+	return false, true
 }
 
 // Manila returns a client for the sharev2 endpoint of the catalog, or ErrNoManilaService.

@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -284,4 +285,58 @@ func (o *OpenStack) RegisterManilaInCatalog(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// CreateProjectMember creates a user with the member role (not admin) in the admin project and
+// returns a clouds.yaml for it as cloud "openstack".
+func (o *OpenStack) CreateProjectMember(ctx context.Context, name, password string) ([]byte, error) {
+	identity, err := o.identity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var user struct {
+		User struct {
+			ID string `json:"id"`
+		} `json:"user"`
+	}
+	body := map[string]any{"user": map[string]any{"name": name, "password": password, "domain_id": "default"}}
+	if _, err := identity.Post(ctx, identity.ServiceURL("users"), body, &user, &gophercloud.RequestOpts{OkCodes: []int{201}}); err != nil {
+		return nil, fmt.Errorf("creating user %s: %w", name, err)
+	}
+	id := func(collection, name string) (string, error) {
+		var page map[string]json.RawMessage
+		if _, err := identity.Get(ctx, identity.ServiceURL(collection)+"?name="+name, &page, nil); err != nil {
+			return "", err
+		}
+		var items []struct {
+			ID string `json:"id"`
+		}
+		if err := json.Unmarshal(page[collection], &items); err != nil || len(items) == 0 {
+			return "", fmt.Errorf("no %s named %s (%v)", collection, name, err)
+		}
+		return items[0].ID, nil
+	}
+	project, err := id("projects", "admin")
+	if err != nil {
+		return nil, err
+	}
+	role, err := id("roles", "member")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := identity.Put(ctx, identity.ServiceURL("projects", project, "users", user.User.ID, "roles", role), nil, nil,
+		&gophercloud.RequestOpts{OkCodes: []int{204}}); err != nil {
+		return nil, fmt.Errorf("granting member: %w", err)
+	}
+	return []byte(fmt.Sprintf(`clouds:
+  openstack:
+    auth:
+      auth_url: %s
+      username: %s
+      password: %s
+      project_name: admin
+      user_domain_name: Default
+      project_domain_name: Default
+    region_name: %s
+`, o.AuthURL(), name, password, Region)), nil
 }

@@ -332,3 +332,23 @@ func TestNoOpPollWritesNothing(t *testing.T) {
 		t.Errorf("kube-apiserver writes during no-op polls: %v", writes[kubeWrites:])
 	}
 }
+
+// Credentials without the admin role see only the project's share types: the operator says so once
+// in an event, and the private type of another project gets no class.
+func TestNonAdminCredentialsSeePublicTypes(t *testing.T) {
+	ctx := context.Background()
+	clouds, err := world.OpenStack.CreateProjectMember(ctx, "member-"+fmt.Sprint(time.Now().UnixNano()), "member-pass")
+	if err != nil {
+		t.Fatal(err)
+	}
+	restoreCredentials(t)
+	if err := world.WriteCloudCredentials(ctx, clouds); err != nil {
+		t.Fatal(err)
+	}
+	startWithClasses(t, "", framework.ShareTypeSpec{Name: "public-one"}, framework.ShareTypeSpec{Name: "hidden-one", Private: true})
+	world.WaitForStorageClass(t, "csi-manila-public-one", nil)
+	waitForEvent(t, "PrivateShareTypesHidden", "no admin role")
+	if _, err := world.Kube.StorageV1().StorageClasses().Get(ctx, "csi-manila-hidden-one", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("a private type invisible to the credentials got a class (err=%v)", err)
+	}
+}

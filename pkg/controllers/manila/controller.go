@@ -271,6 +271,11 @@ func (c *Controller) poll(ctx context.Context, in inputs) Observation {
 }
 
 func (c *Controller) listShareTypes(ctx context.Context, manila *gophercloud.ServiceClient) ([]openstack.ShareType, error) {
+	if admin, known := c.session.HasRole("admin"); known && !admin && !c.publicOnly {
+		// Manila answers is_public=all from a non-admin with the project's visible types, no error.
+		c.publicOnly = true
+		c.recorder.Warningf("PrivateShareTypesHidden", "The OpenStack credentials have no admin role, so Manila lists only the share types visible to their project (public ones and private ones shared with it)")
+	}
 	if !c.publicOnly {
 		types, err := openstack.ListShareTypes(ctx, manila, openstack.AllShareTypes)
 		if !gophercloud.ResponseCodeIs(err, http.StatusForbidden) {
