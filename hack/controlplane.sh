@@ -76,7 +76,7 @@ cmd_build() ( # subshell: cd + GOFLAGS stay local
   t=$(now); go build -ldflags "-s -w" -o "$bin/etcd" ./cmd/etcd
   log "built etcd in $(since "$t")"
   "$bin/kube-apiserver" --version >&2
-  "$bin/etcd" --version | head -1 >&2
+  "$bin/etcd" --version 2>&1 | sed -n 1p >&2
 )
 
 # ---------------------------------------------------------------- crds
