@@ -3,26 +3,14 @@ package operator
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
-	configclient "github.com/openshift/client-go/config/clientset/versioned"
-	configinformers "github.com/openshift/client-go/config/informers/externalversions"
-	operatorclient "github.com/openshift/client-go/operator/clientset/versioned"
-	operatorinformers "github.com/openshift/client-go/operator/informers/externalversions"
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/csi/csicontrollerset"
 	"github.com/openshift/library-go/pkg/operator/csi/csistorageclasscontroller"
-	"github.com/openshift/library-go/pkg/operator/v1helpers"
-	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
-	apiextinformers "k8s.io/apiextensions-apiserver/pkg/client/informers/externalversions"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/clock"
 
 	"github.com/manila-csi/manila-csi-driver-operator/assets"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/configcheck"
@@ -43,77 +31,6 @@ func Run(ctx context.Context, cc *controllercmd.ControllerContext) error {
 	return DefaultOptions().Run(ctx, cc)
 }
 
-// clients are the API clients and informer factories shared by all controllers.
-type clients struct {
-	kube             kubernetes.Interface
-	dynamic          dynamic.Interface
-	kubeInformers    v1helpers.KubeInformersForNamespaces
-	configInformer   configinformers.SharedInformerFactory
-	crdInformer      apiextinformers.SharedInformerFactory
-	operatorInformer operatorinformers.SharedInformerFactory
-	operatorClient   v1helpers.OperatorClientWithFinalizers
-	start            func(stop <-chan struct{})
-}
-
-func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
-	var clk clock.PassiveClock = clock.RealClock{}
-	if cc.Clock != nil {
-		clk = cc.Clock
-	}
-	kube, err := kubernetes.NewForConfig(withRateLimits(cc.ProtoKubeConfig))
-	if err != nil {
-		return nil, err
-	}
-	dyn, err := dynamic.NewForConfig(cc.KubeConfig)
-	if err != nil {
-		return nil, err
-	}
-	config, err := configclient.NewForConfig(cc.KubeConfig)
-	if err != nil {
-		return nil, err
-	}
-	apiext, err := apiextclient.NewForConfig(cc.KubeConfig)
-	if err != nil {
-		return nil, err
-	}
-	operatorTyped, err := operatorclient.NewForConfig(cc.KubeConfig)
-	if err != nil {
-		return nil, err
-	}
-	operatorClient, dynamicInformers, err := newOperatorClient(clk, cc.KubeConfig)
-	if err != nil {
-		return nil, fmt.Errorf("ClusterCSIDriver client: %w", err)
-	}
-	c := &clients{
-		kube:    kube,
-		dynamic: dyn,
-		kubeInformers: v1helpers.NewKubeInformersForNamespaces(kube, "",
-			names.OperatorNamespace, names.OperandNamespace, names.CloudConfigNamespace),
-		configInformer:   configinformers.NewSharedInformerFactory(config, resync),
-		crdInformer:      apiextinformers.NewSharedInformerFactory(apiext, resync),
-		operatorInformer: operatorinformers.NewSharedInformerFactory(operatorTyped, resync),
-		operatorClient:   operatorClient,
-	}
-	c.start = func(stop <-chan struct{}) {
-		c.kubeInformers.Start(stop)
-		c.configInformer.Start(stop)
-		c.crdInformer.Start(stop)
-		c.operatorInformer.Start(stop)
-		dynamicInformers.Start(stop)
-	}
-	return c, nil
-}
-
-// withRateLimits raises client-go's default 5 QPS, at which a cloud with a thousand share types
-// would wait minutes for its StorageClasses; an explicit setting is kept.
-func withRateLimits(cfg *rest.Config) *rest.Config {
-	c := rest.CopyConfig(cfg)
-	if c.QPS == 0 {
-		c.QPS, c.Burst = 50, 100
-	}
-	return c
-}
-
 // Run starts the operator's informers and controllers and blocks until ctx is done. The operand's
 // controllers start the first time Manila is found and keep running afterwards, so that pods can
 // always unmount their volumes.
@@ -126,10 +43,7 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 	if err != nil {
 		return err
 	}
-	var clk clock.PassiveClock = clock.RealClock{}
-	if cc.Clock != nil {
-		clk = cc.Clock
-	}
+	clk := c.clock
 
 	operatorControllers := csicontrollerset.NewCSIControllerSet(c.operatorClient, cc.EventRecorder).
 		WithLogLevelController().

@@ -1,0 +1,93 @@
+package operator
+
+import (
+	"fmt"
+
+	configclient "github.com/openshift/client-go/config/clientset/versioned"
+	configinformers "github.com/openshift/client-go/config/informers/externalversions"
+	operatorclient "github.com/openshift/client-go/operator/clientset/versioned"
+	operatorinformers "github.com/openshift/client-go/operator/informers/externalversions"
+	"github.com/openshift/library-go/pkg/controller/controllercmd"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apiextinformers "k8s.io/apiextensions-apiserver/pkg/client/informers/externalversions"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+)
+
+// clients are the API clients and informer factories shared by all controllers.
+type clients struct {
+	kube             kubernetes.Interface
+	dynamic          dynamic.Interface
+	kubeInformers    v1helpers.KubeInformersForNamespaces
+	configInformer   configinformers.SharedInformerFactory
+	crdInformer      apiextinformers.SharedInformerFactory
+	operatorInformer operatorinformers.SharedInformerFactory
+	operatorClient   v1helpers.OperatorClientWithFinalizers
+	clock            clock.PassiveClock
+	start            func(stop <-chan struct{})
+}
+
+func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
+	var clk clock.PassiveClock = clock.RealClock{}
+	if cc.Clock != nil {
+		clk = cc.Clock
+	}
+	kube, err := kubernetes.NewForConfig(withRateLimits(cc.ProtoKubeConfig))
+	if err != nil {
+		return nil, err
+	}
+	dyn, err := dynamic.NewForConfig(cc.KubeConfig)
+	if err != nil {
+		return nil, err
+	}
+	config, err := configclient.NewForConfig(cc.KubeConfig)
+	if err != nil {
+		return nil, err
+	}
+	apiext, err := apiextclient.NewForConfig(cc.KubeConfig)
+	if err != nil {
+		return nil, err
+	}
+	operatorTyped, err := operatorclient.NewForConfig(cc.KubeConfig)
+	if err != nil {
+		return nil, err
+	}
+	operatorClient, dynamicInformers, err := newOperatorClient(clk, cc.KubeConfig)
+	if err != nil {
+		return nil, fmt.Errorf("ClusterCSIDriver client: %w", err)
+	}
+	c := &clients{
+		kube:    kube,
+		dynamic: dyn,
+		kubeInformers: v1helpers.NewKubeInformersForNamespaces(kube, "",
+			names.OperatorNamespace, names.OperandNamespace, names.CloudConfigNamespace),
+		configInformer:   configinformers.NewSharedInformerFactory(config, resync),
+		crdInformer:      apiextinformers.NewSharedInformerFactory(apiext, resync),
+		operatorInformer: operatorinformers.NewSharedInformerFactory(operatorTyped, resync),
+		operatorClient:   operatorClient,
+		clock:            clk,
+	}
+	c.start = func(stop <-chan struct{}) {
+		c.kubeInformers.Start(stop)
+		c.configInformer.Start(stop)
+		c.crdInformer.Start(stop)
+		c.operatorInformer.Start(stop)
+		dynamicInformers.Start(stop)
+	}
+	return c, nil
+}
+
+// withRateLimits raises client-go's default 5 QPS, at which a cloud with a thousand share types
+// would wait minutes for its StorageClasses; an explicit setting is kept.
+func withRateLimits(cfg *rest.Config) *rest.Config {
+	c := rest.CopyConfig(cfg)
+	if c.QPS == 0 {
+		c.QPS, c.Burst = 50, 100
+	}
+	return c
+}
