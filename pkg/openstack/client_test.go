@@ -81,3 +81,24 @@ func TestTLSConfigFor(t *testing.T) {
 		})
 	}
 }
+
+func TestValidCABundle(t *testing.T) {
+	ca := testCA(t)
+	tests := []struct {
+		name string
+		data []byte
+		want bool
+	}{
+		{"one certificate", ca, true},
+		{"two certificates", append(append([]byte{}, ca...), ca...), true},
+		{"empty", nil, false},
+		{"garbage", []byte("not a certificate"), false},
+		{"trailing garbage", append(append([]byte{}, ca...), []byte("junk")...), false},
+		{"a key, not a certificate", []byte("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"), false},
+	}
+	for _, tt := range tests {
+		if got := ValidCABundle(tt.data); got != tt.want {
+			t.Errorf("%s: ValidCABundle = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package operator
 
 import (
 	"context"
+	"slices"
 
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/csi/csicontrollerset"
@@ -18,8 +19,7 @@ import (
 )
 
 const (
-	trustedCAConfigMap = hooks.TrustedCAConfigMap
-	metricsCertSecret  = "manila-csi-driver-controller-metrics-serving-cert"
+	metricsCertSecret = "manila-csi-driver-controller-metrics-serving-cert"
 
 	snapshotClassCRD  = "volumesnapshotclasses.snapshot.storage.k8s.io"
 	serviceMonitorCRD = "servicemonitors.monitoring.coreos.com"
@@ -27,48 +27,43 @@ const (
 
 // operandControllers install and keep the Manila and NFS CSI drivers.
 type operandControllers struct {
-	set          *csicontrollerset.CSIControllerSet
-	nfsNode      factory.Controller
-	snapshotCls  factory.Controller
-	monitor      factory.Controller
-	crdInformers []factory.Informer
+	set         *csicontrollerset.CSIControllerSet
+	nfsNode     factory.Controller
+	snapshotCls factory.Controller
+	monitor     factory.Controller
 }
 
 func newOperandControllers(c *clients, recorder events.Recorder, render resourceapply.AssetFunc, mounts hooks.Mounts) *operandControllers {
-	operandCore := c.kubeInformers.InformersFor(names.OperandNamespace)
 	operandInformers := c.kubeInformers.InformersFor(names.OperandNamespace)
+	operandConfigMaps, operandSecrets := operandInformers.Core().V1().ConfigMaps(), operandInformers.Core().V1().Secrets()
 	crds := c.crdInformer.Apiextensions().V1().CustomResourceDefinitions()
 
 	replicasHook, replicasInformers := hooks.ControlPlaneReplicas(c.kubeInformers.InformersFor("").Core().V1().Nodes())
 	deploymentHooks := []dc.DeploymentHookFunc{
 		csidrivercontrollerservicecontroller.WithObservedProxyDeploymentHook(),
-		csidrivercontrollerservicecontroller.WithCABundleDeploymentHook(names.OperandNamespace, trustedCAConfigMap, operandCore.Core().V1().ConfigMaps()),
-		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, metricsCertSecret, operandCore.Core().V1().Secrets()),
-		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, operandCore.Core().V1().Secrets()),
+		csidrivercontrollerservicecontroller.WithCABundleDeploymentHook(names.OperandNamespace, hooks.TrustedCAConfigMap, operandConfigMaps),
+		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, metricsCertSecret, operandSecrets),
+		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, operandSecrets),
 		replicasHook,
 		hooks.DeploymentNoPlaceholders,
 	}
 	controllerMounts, mountInformers := mounts.Deployment(extramounts.Targets[0])
 	deploymentHooks = append(deploymentHooks, controllerMounts)
-	deploymentInformers := append([]factory.Informer{
-		operandCore.Core().V1().ConfigMaps().Informer(),
-		operandCore.Core().V1().Secrets().Informer(),
-	}, append(replicasInformers, mountInformers...)...)
+	// Both workload kinds re-sync on the operand's ConfigMaps and Secrets (CA, hashes) and on the mounts' inputs.
+	workloadInformers := append([]factory.Informer{operandConfigMaps.Informer(), operandSecrets.Informer()}, mountInformers...)
+	deploymentInformers := slices.Concat(workloadInformers, replicasInformers)
 	daemonSetHooks := func(target extramounts.Target, more ...csidrivernodeservicecontroller.DaemonSetHookFunc) []csidrivernodeservicecontroller.DaemonSetHookFunc {
 		mountHook, _ := mounts.DaemonSet(target)
 		return append([]csidrivernodeservicecontroller.DaemonSetHookFunc{
 			csidrivernodeservicecontroller.WithObservedProxyDaemonSetHook(),
-			csidrivernodeservicecontroller.WithCABundleDaemonSetHook(names.OperandNamespace, trustedCAConfigMap, operandCore.Core().V1().ConfigMaps()),
+			csidrivernodeservicecontroller.WithCABundleDaemonSetHook(names.OperandNamespace, hooks.TrustedCAConfigMap, operandConfigMaps),
 			mountHook,
 			hooks.DaemonSetNoPlaceholders,
 		}, more...)
 	}
-	daemonSetInformers := append([]factory.Informer{
-		operandCore.Core().V1().ConfigMaps().Informer(),
-		operandCore.Core().V1().Secrets().Informer(),
-	}, mountInformers...)
+	daemonSetInformers := workloadInformers
 	nodeHooks := daemonSetHooks(extramounts.Targets[1],
-		csidrivernodeservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, operandCore.Core().V1().Secrets()))
+		csidrivernodeservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, operandSecrets))
 
 	set := csicontrollerset.NewCSIControllerSet(c.operatorClient, recorder).
 		WithStaticResourcesController("ManilaDriverStaticResourcesController", c.kube, c.dynamic, c.kubeInformers, render,

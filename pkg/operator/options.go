@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/pflag"
 	storagev1 "k8s.io/api/storage/v1"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 )
 
 // Options are the operator's settings beyond what controllercmd provides.
@@ -55,8 +57,8 @@ func (o *Options) settings() (settings, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	if o.PollInterval < 5*time.Second {
-		return settings{}, fmt.Errorf("--manila-poll-interval %s is below the minimum of 5s", o.PollInterval)
+	if o.PollInterval < operatorconfig.MinPollInterval {
+		return settings{}, fmt.Errorf("--manila-poll-interval %s is below the minimum of %s", o.PollInterval, operatorconfig.MinPollInterval)
 	}
 	s := settings{images: map[string]string{}}
 	var missing []string

@@ -61,14 +61,20 @@ func (cp *ControlPlane) WaitForDeployment(t testing.TB, check func(*appsv1.Deplo
 	return got
 }
 
-// WaitForDaemonSet waits until the named operand DaemonSet exists.
-func (cp *ControlPlane) WaitForDaemonSet(t testing.TB, name string) *appsv1.DaemonSet {
+// WaitForDaemonSet waits until the named operand DaemonSet exists and check (if any) passes.
+func (cp *ControlPlane) WaitForDaemonSet(t testing.TB, name string, check func(*appsv1.DaemonSet) error) *appsv1.DaemonSet {
 	t.Helper()
 	var got *appsv1.DaemonSet
 	Eventually(t, DefaultTimeout, "DaemonSet "+name, func(ctx context.Context) error {
 		d, err := cp.Kube.AppsV1().DaemonSets(names.OperandNamespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
 		got = d
-		return err
+		if check != nil {
+			return check(d)
+		}
+		return nil
 	})
 	return got
 }

@@ -56,13 +56,13 @@ func TestManilaPresentInstallsOperand(t *testing.T) {
 		t.Errorf("Deployment lacks the inject-proxy annotation")
 	}
 
-	node := world.WaitForDaemonSet(t, framework.NodeDaemonSet)
+	node := world.WaitForDaemonSet(t, framework.NodeDaemonSet, nil)
 	checkImages(t, "node DaemonSet", node.Spec.Template.Spec.Containers, map[string]string{
 		"csi-driver": "DRIVER_IMAGE", "csi-node-driver-registrar": "NODE_DRIVER_REGISTRAR_IMAGE", "csi-liveness-probe": "LIVENESS_PROBE_IMAGE"})
 	if !node.Spec.Template.Spec.HostNetwork {
 		t.Errorf("node DaemonSet is not hostNetwork")
 	}
-	nfs := world.WaitForDaemonSet(t, framework.NFSNodeDaemonSet)
+	nfs := world.WaitForDaemonSet(t, framework.NFSNodeDaemonSet, nil)
 	checkImages(t, "NFS DaemonSet", nfs.Spec.Template.Spec.Containers, map[string]string{"csi-driver": "NFS_DRIVER_IMAGE"})
 
 	ctx := context.Background()

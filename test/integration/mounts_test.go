@@ -78,37 +78,18 @@ func wantMounts(spec corev1.PodSpec, present map[string]string, absent ...string
 	return nil
 }
 
-func waitDaemonSet(t *testing.T, name string, check func(*appsv1.DaemonSet) error) *appsv1.DaemonSet {
-	t.Helper()
-	var got *appsv1.DaemonSet
-	framework.Eventually(t, framework.DefaultTimeout, "DaemonSet "+name, func(ctx context.Context) error {
-		ds, err := world.Kube.AppsV1().DaemonSets(names.OperandNamespace).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		got = ds
-		return check(ds)
-	})
-	return got
-}
-
 // A Ceph config goes to the node plugin only, an NFS config to the NFS node plugin only, a global
 // entry to all three; an invalid config is reported by entry and field and changes no workload.
 func TestExtraMountsPropagation(t *testing.T) {
-	world.ResetOperand(t)
-	world.ResetStorageClasses(t)
-	world.WriteOperatorConfig(t, mountsConfig)
-	createShareType(t, framework.ShareTypeSpec{Name: "default"})
-	world.CreateClusterCSIDriver(t, operatorv1.Managed)
-	world.RunOperator(t)
+	startOperator(t, mountsConfig, framework.ShareTypeSpec{Name: "default"})
 
 	dep := world.WaitForDeployment(t, func(d *appsv1.Deployment) error {
 		return wantMounts(d.Spec.Template.Spec, map[string]string{"site-policy": "/etc/site-policy"}, "ceph", "nfs-conf")
 	})
-	node := waitDaemonSet(t, framework.NodeDaemonSet, func(ds *appsv1.DaemonSet) error {
+	node := world.WaitForDaemonSet(t, framework.NodeDaemonSet, func(ds *appsv1.DaemonSet) error {
 		return wantMounts(ds.Spec.Template.Spec, map[string]string{"ceph": "/etc/ceph", "site-policy": "/etc/site-policy"}, "nfs-conf")
 	})
-	nfs := waitDaemonSet(t, framework.NFSNodeDaemonSet, func(ds *appsv1.DaemonSet) error {
+	nfs := world.WaitForDaemonSet(t, framework.NFSNodeDaemonSet, func(ds *appsv1.DaemonSet) error {
 		return wantMounts(ds.Spec.Template.Spec, map[string]string{"nfs-conf": "/etc/nfs.conf.d", "site-policy": "/etc/site-policy"}, "ceph")
 	})
 	// Baselines once the operand stopped changing (library-go's observed TLS config lands after creation).
@@ -164,7 +145,7 @@ controllerPlugin:
 	// Removing the NFS entry rolls the NFS node plugin only.
 	world.WriteOperatorConfig(t, strings.Split(mountsConfig, "nfsNodePlugin:")[0])
 	world.WaitForCondition(t, configcheck.ConditionDegraded, operatorv1.ConditionFalse)
-	waitDaemonSet(t, framework.NFSNodeDaemonSet, func(ds *appsv1.DaemonSet) error {
+	world.WaitForDaemonSet(t, framework.NFSNodeDaemonSet, func(ds *appsv1.DaemonSet) error {
 		return wantMounts(ds.Spec.Template.Spec, nil, "nfs-conf")
 	})
 	d, err := world.Kube.AppsV1().Deployments(names.OperandNamespace).Get(context.Background(), framework.ControllerDeployment, metav1.GetOptions{})

@@ -50,11 +50,8 @@ func restoreCredentials(t *testing.T) {
 // The driver secret carries the clouds.yaml keys the driver reads; a rotated password reaches it and
 // rolls the controller and node pods; malformed credentials are reported by field and change nothing.
 func TestDriverSecretSyncAndRotation(t *testing.T) {
-	world.ResetOperand(t)
-	createShareType(t, framework.ShareTypeSpec{Name: "default"})
 	restoreCredentials(t)
-	world.CreateClusterCSIDriver(t, operatorv1.Managed)
-	world.RunOperator(t)
+	startOperator(t, "", framework.ShareTypeSpec{Name: "default"})
 
 	want := map[string]string{"os-authURL": world.OpenStack.AuthURL(), "os-userName": "admin", "os-password": world.OpenStack.AdminPassword,
 		"os-projectName": "admin", "os-userDomainName": "Default", "os-projectDomainName": "Default", "os-region": framework.Region}
@@ -87,7 +84,7 @@ func TestDriverSecretSyncAndRotation(t *testing.T) {
 		}
 		return nil
 	})
-	waitDaemonSet(t, framework.NodeDaemonSet, func(ds *appsv1.DaemonSet) error {
+	world.WaitForDaemonSet(t, framework.NodeDaemonSet, func(ds *appsv1.DaemonSet) error {
 		if templateAnnotationsEqual(ds.Spec.Template.Annotations, node.Spec.Template.Annotations) {
 			return fmt.Errorf("node pod template not rolled")
 		}
@@ -132,11 +129,8 @@ func templateAnnotationsEqual(a, b map[string]string) bool {
 // A missing credentials secret is Degraded after the grace period, naming the secret; the driver
 // secret stays.
 func TestMissingCredentialsSecret(t *testing.T) {
-	world.ResetOperand(t)
-	createShareType(t, framework.ShareTypeSpec{Name: "default"})
 	restoreCredentials(t)
-	world.CreateClusterCSIDriver(t, operatorv1.Managed)
-	world.RunOperator(t)
+	startOperator(t, "", framework.ShareTypeSpec{Name: "default"})
 	waitDriverSecret(t, "present", func(map[string][]byte) error { return nil })
 	world.WaitForCondition(t, secretsync.ConditionDegraded, operatorv1.ConditionFalse)
 
@@ -157,8 +151,6 @@ func TestMissingCredentialsSecret(t *testing.T) {
 // operand namespace, points the driver at it and mounts it into the driver pods. A CA that is not PEM
 // is reported and the last good copy stays.
 func TestOpenStackCAChain(t *testing.T) {
-	world.ResetOperand(t)
-	createShareType(t, framework.ShareTypeSpec{Name: "default"})
 	restoreCredentials(t)
 	ctx := context.Background()
 	proxy := framework.StartTLSProxy(t, fmt.Sprintf("http://127.0.0.1:%d", world.OpenStack.KeystonePort))
@@ -171,8 +163,7 @@ func TestOpenStackCAChain(t *testing.T) {
 		_ = cms.Delete(context.Background(), names.CloudConfigMap, metav1.DeleteOptions{})
 		_ = world.Kube.CoreV1().ConfigMaps(names.OperandNamespace).Delete(context.Background(), names.CloudCAConfigMap, metav1.DeleteOptions{})
 	})
-	world.CreateClusterCSIDriver(t, operatorv1.Managed)
-	world.RunOperator(t)
+	startOperator(t, "", framework.ShareTypeSpec{Name: "default"})
 
 	cond := world.WaitForCondition(t, manila.ConditionDegraded, operatorv1.ConditionTrue)
 	if !strings.Contains(cond.Message, "certificate") {
@@ -196,10 +187,10 @@ func TestOpenStackCAChain(t *testing.T) {
 	world.WaitForDeployment(t, func(d *appsv1.Deployment) error {
 		return wantMounts(d.Spec.Template.Spec, map[string]string{"openstack-ca": caDir})
 	})
-	waitDaemonSet(t, framework.NodeDaemonSet, func(ds *appsv1.DaemonSet) error {
+	world.WaitForDaemonSet(t, framework.NodeDaemonSet, func(ds *appsv1.DaemonSet) error {
 		return wantMounts(ds.Spec.Template.Spec, map[string]string{"openstack-ca": caDir})
 	})
-	waitDaemonSet(t, framework.NFSNodeDaemonSet, func(ds *appsv1.DaemonSet) error {
+	world.WaitForDaemonSet(t, framework.NFSNodeDaemonSet, func(ds *appsv1.DaemonSet) error {
 		return wantMounts(ds.Spec.Template.Spec, nil, "openstack-ca")
 	})
 

@@ -19,21 +19,6 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
-// startWithClasses starts from no operator classes, with the given operator config ("" for none).
-func startWithClasses(t *testing.T, config string, types ...framework.ShareTypeSpec) *framework.RunningOperator {
-	t.Helper()
-	world.ResetOperand(t)
-	world.ResetStorageClasses(t)
-	if config != "" {
-		world.WriteOperatorConfig(t, config)
-	}
-	for _, st := range types {
-		createShareType(t, st)
-	}
-	world.CreateClusterCSIDriver(t, operatorv1.Managed)
-	return world.RunOperator(t)
-}
-
 func updateClass(t *testing.T, name string, mutate func(*storagev1.StorageClass)) {
 	t.Helper()
 	framework.Eventually(t, framework.DefaultTimeout, "editing StorageClass "+name, func(ctx context.Context) error {
@@ -64,7 +49,7 @@ func setState(t *testing.T, state operatorv1.StorageClassStateName) {
 // operator's classes and leaves foreign ones; back to Managed recreates them. Every transition between
 // the three states is taken once.
 func TestStorageClassStateTransitions(t *testing.T) {
-	startWithClasses(t, "", framework.ShareTypeSpec{Name: "gold"}, framework.ShareTypeSpec{Name: "silver"})
+	startOperator(t, "", framework.ShareTypeSpec{Name: "gold"}, framework.ShareTypeSpec{Name: "silver"})
 	foreign := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "csi-manila-admin-own"}, Provisioner: names.CSIDriverName}
 	if _, err := world.Kube.StorageV1().StorageClasses().Create(context.Background(), foreign, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -139,7 +124,7 @@ func TestForeignStorageClassIsLeftAlone(t *testing.T) {
 	t.Cleanup(func() {
 		_ = world.Kube.StorageV1().StorageClasses().Delete(context.Background(), foreign.Name, metav1.DeleteOptions{})
 	})
-	startWithClasses(t, "", framework.ShareTypeSpec{Name: "gold"}, framework.ShareTypeSpec{Name: "silver"})
+	startOperator(t, "", framework.ShareTypeSpec{Name: "gold"}, framework.ShareTypeSpec{Name: "silver"})
 
 	world.WaitForStorageClass(t, "csi-manila-silver", nil)
 	cond := world.WaitForCondition(t, storageclasses.ConditionDegraded, operatorv1.ConditionTrue)
@@ -183,7 +168,7 @@ func waitForEvent(t *testing.T, reason, contains string) {
 // A share type that disappears leaves its class, marked and listed; with pruning configured the class
 // goes after that many successful listings.
 func TestStaleStorageClassMarkedThenPruned(t *testing.T) {
-	startWithClasses(t, "", framework.ShareTypeSpec{Name: "keep"})
+	startOperator(t, "", framework.ShareTypeSpec{Name: "keep"})
 	id, err := world.OpenStack.CreateShareType(context.Background(), framework.ShareTypeSpec{Name: "bronze"})
 	if err != nil {
 		t.Fatal(err)
@@ -211,7 +196,7 @@ func TestStaleStorageClassMarkedThenPruned(t *testing.T) {
 // CEPHFS-only types get no class (an event says why); a DHSS type needs a share network: without one
 // it is skipped with an event and a condition, with one its class carries shareNetworkID.
 func TestShareTypeFilters(t *testing.T) {
-	startWithClasses(t, "",
+	startOperator(t, "",
 		framework.ShareTypeSpec{Name: "plain"},
 		framework.ShareTypeSpec{Name: "cephonly", ExtraSpecs: map[string]string{"storage_protocol": "CEPHFS"}},
 		framework.ShareTypeSpec{Name: "dhss", DHSS: true})
@@ -241,7 +226,7 @@ func TestShareTypeFilters(t *testing.T) {
 // Config defaults and per-type overrides reach the classes; an immutable change recreates only the
 // operator's class and says so; an invalid config is reported by field path and changes nothing.
 func TestOperatorConfigOverridesAndErrors(t *testing.T) {
-	startWithClasses(t, `
+	startOperator(t, `
 storageClasses:
   defaultShareType: gold
   defaults:
@@ -298,7 +283,7 @@ storageClasses:
 
 // A poll that finds nothing new writes nothing to kube-apiserver and asks Keystone nothing.
 func TestNoOpPollWritesNothing(t *testing.T) {
-	op := startWithClasses(t, "", framework.ShareTypeSpec{Name: "gold"}, framework.ShareTypeSpec{Name: "silver"})
+	op := startOperator(t, "", framework.ShareTypeSpec{Name: "gold"}, framework.ShareTypeSpec{Name: "silver"})
 	world.WaitForStorageClass(t, "csi-manila-gold", nil)
 	world.WaitForStorageClass(t, "csi-manila-silver", nil)
 	world.WaitForDeployment(t, nil)
@@ -345,7 +330,7 @@ func TestNonAdminCredentialsSeePublicTypes(t *testing.T) {
 	if err := world.WriteCloudCredentials(ctx, clouds); err != nil {
 		t.Fatal(err)
 	}
-	startWithClasses(t, "", framework.ShareTypeSpec{Name: "public-one"}, framework.ShareTypeSpec{Name: "hidden-one", Private: true})
+	startOperator(t, "", framework.ShareTypeSpec{Name: "public-one"}, framework.ShareTypeSpec{Name: "hidden-one", Private: true})
 	world.WaitForStorageClass(t, "csi-manila-public-one", nil)
 	waitForEvent(t, "PrivateShareTypesHidden", "no admin role")
 	if _, err := world.Kube.StorageV1().StorageClasses().Get(ctx, "csi-manila-hidden-one", metav1.GetOptions{}); !apierrors.IsNotFound(err) {

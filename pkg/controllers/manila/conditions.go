@@ -1,7 +1,6 @@
 package manila
 
 import (
-	"errors"
 	"fmt"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
@@ -107,5 +106,3 @@ func errMissingSecret(namespace, name string) error {
 func errMissingKey(namespace, name, key string) error {
 	return fmt.Errorf("Secret %s/%s has no key %q", namespace, name, key)
 }
-
-var errNoPEM = errors.New("holds no PEM certificate")

@@ -80,6 +80,7 @@ type Controller struct {
 	lastStatus    []v1helpers.UpdateStatusFunc
 	lastPoll      time.Time
 	scheduledWith time.Duration
+	lastGoodCA    []byte
 }
 
 // NewController returns the factory controller; secretInformer and operatorConfigMaps must be scoped
@@ -221,10 +222,13 @@ func (c *Controller) readInputs() (inputs, error) {
 	if !ok {
 		return inputs{hash: "no-key/" + secret.ResourceVersion}, inputError{InputInvalid, errMissingKey(names.OperatorNamespace, names.CloudCredentialsSecret, names.CloudsYAMLKey)}
 	}
-	var ca []byte
-	if cm, err := c.caConfigMaps.Get(names.CloudConfigMap); err == nil {
-		ca = []byte(cm.Data[names.CABundleKey])
+	// An invalid bundle is reported by the SecretSync controller; the client keeps the last good one.
+	if cm, err := c.caConfigMaps.Get(names.CloudConfigMap); err != nil {
+		c.lastGoodCA = nil
+	} else if ca := []byte(cm.Data[names.CABundleKey]); len(ca) == 0 || openstack.ValidCABundle(ca) {
+		c.lastGoodCA = ca
 	}
+	ca := c.lastGoodCA
 	h := sha256.New()
 	h.Write(clouds)
 	h.Write([]byte{0})

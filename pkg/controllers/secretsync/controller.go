@@ -5,8 +5,6 @@ package secretsync
 import (
 	"bytes"
 	"context"
-	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"time"
@@ -90,13 +88,25 @@ func NewController(d Deps) factory.Controller {
 		ToController(ControllerName, d.Recorder.WithComponentSuffix("secret-sync"))
 }
 
+// namespaceRetry is how soon to look again while the operand namespace does not exist yet: the
+// static-resources controller creates it once Manila is found.
+const namespaceRetry = 5 * time.Second
+
 func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
 	caErr := c.syncCA(ctx, syncCtx.Recorder())
 	secretErr, wait := c.syncSecret(ctx, syncCtx.Recorder())
+	var problems []error
+	for _, err := range []error{caErr, secretErr} {
+		if apierrors.IsNotFound(err) { // a create in the missing operand namespace: not a problem yet
+			wait = namespaceRetry
+			continue
+		}
+		problems = append(problems, err)
+	}
 	if wait > 0 {
 		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), wait)
 	}
-	problem := errors.Join(caErr, secretErr)
+	problem := errors.Join(problems...)
 	cond := operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionFalse, Reason: "AsExpected"}
 	if problem != nil {
 		cond = operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionTrue, Reason: "InvalidInput",
@@ -125,7 +135,7 @@ func (c *Controller) syncCA(ctx context.Context, recorder events.Recorder) error
 		return err
 	}
 	pemData := src.Data[names.CABundleKey]
-	if !validPEM([]byte(pemData)) {
+	if !openstack.ValidCABundle([]byte(pemData)) {
 		return fmt.Errorf("ConfigMap %s/%s key %s is not a valid PEM certificate bundle", names.CloudConfigNamespace, names.CloudConfigMap, names.CABundleKey)
 	}
 	want := &corev1.ConfigMap{
@@ -147,23 +157,6 @@ func (c *Controller) syncCA(ctx context.Context, recorder events.Recorder) error
 		recorder.Eventf("CloudCAUpdated", "Copied the OpenStack CA bundle to ConfigMap %s/%s", names.OperandNamespace, names.CloudCAConfigMap)
 	}
 	return err
-}
-
-func validPEM(data []byte) bool {
-	found := false
-	for {
-		block, rest := pem.Decode(data)
-		if block == nil {
-			return found && len(bytes.TrimSpace(data)) == 0
-		}
-		if block.Type != "CERTIFICATE" {
-			return false
-		}
-		if _, err := x509.ParseCertificate(block.Bytes); err != nil {
-			return false
-		}
-		found, data = true, rest
-	}
 }
 
 // syncSecret returns the problem, if any, and how long to wait before looking again.
