@@ -140,7 +140,7 @@ func steadyState(t *testing.T, world *framework.World, op *framework.RunningOper
 		{"Manila requests per poll", fmt.Sprintf("%.1f", float64(manilaLists()-startLists)/float64(n)), "GET /v2/types?is_public=all"},
 		{"kube-apiserver requests per hour, steady state, 100 types", perHour(kube),
 			fmt.Sprintf("%d in %d polls over %s, %d of them writes; by resource: %v (none from the polls: library-go's static-resource resyncs)", kube, n, window.Round(time.Second), len(op.KubeRequests.Writes())-startKubeWrites, byPath)},
-		{"CPU time per no-op poll", (cpuTime() - startCPU).Div(n).Round(100 * time.Microsecond).String(),
+		{"CPU time per no-op poll", ((cpuTime() - startCPU) / time.Duration(n)).Round(100 * time.Microsecond).String(),
 			"process user+system CPU over the window divided by polls; includes all idle controllers"},
 	}
 }
@@ -163,19 +163,11 @@ func keystoneLogins(world *framework.World) int {
 	return strings.Count(world.OpenStack.Log("keystone-uwsgi"), "POST /v3/auth/tokens")
 }
 
-type duration time.Duration
-
-func cpuTime() duration {
+func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return duration(time.Duration(ru.Utime.Nano() + ru.Stime.Nano()))
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
-
-func (d duration) Div(n int) duration { return duration(time.Duration(d) / time.Duration(n)) }
-func (d duration) Round(m time.Duration) duration {
-	return duration(time.Duration(d).Round(m))
-}
-func (d duration) String() string { return time.Duration(d).String() }
 
 func rssKiB() int {
 	data, err := os.ReadFile("/proc/self/status")

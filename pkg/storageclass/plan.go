@@ -130,9 +130,8 @@ func merge(have, want *storagev1.StorageClass) (*storagev1.StorageClass, bool) {
 	}
 	delete(out.Annotations, StaleAnnotation)
 	out.AllowVolumeExpansion = want.AllowVolumeExpansion
-	out.MountOptions = want.MountOptions
-	if len(out.MountOptions) == 0 && len(have.MountOptions) == 0 {
-		out.MountOptions = have.MountOptions
+	if len(want.MountOptions) > 0 || len(have.MountOptions) > 0 { // nil and [] are the same: no update
+		out.MountOptions = want.MountOptions
 	}
 	return out, !equality.Semantic.DeepEqual(out, have)
 }
