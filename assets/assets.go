@@ -26,6 +26,8 @@ const (
 	LeaderElectionRole       = "leader_election_role.yaml"
 	LeaderElectionBinding    = "leader_election_binding.yaml"
 	PrivilegedBinding        = "privileged_binding.yaml"
+	SecretsRole              = "secrets_role.yaml"
+	SecretsBinding           = "secrets_binding.yaml"
 	KubeRBACProxyRole        = "kube_rbac_proxy_role.yaml"
 	KubeRBACProxyBinding     = "kube_rbac_proxy_binding.yaml"
 	PrometheusRole           = "prometheus_role.yaml"
@@ -54,6 +56,7 @@ func StaticResources() []string {
 		ResizerRole, ResizerBinding,
 		SnapshotterRole, SnapshotterBinding,
 		LeaderElectionRole, LeaderElectionBinding,
+		SecretsRole, SecretsBinding,
 		PrivilegedBinding,
 		KubeRBACProxyRole, KubeRBACProxyBinding,
 		PrometheusRole, PrometheusBinding,

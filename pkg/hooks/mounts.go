@@ -9,7 +9,6 @@ import (
 	dc "github.com/openshift/library-go/pkg/operator/deploymentcontroller"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/utils/ptr"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/cloudcredentials"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/extramounts"
@@ -20,29 +19,21 @@ import (
 // TrustedCAConfigMap is filled by the network operator with the cluster's trusted CA bundle.
 const TrustedCAConfigMap = "manila-csi-driver-trusted-ca-bundle"
 
-// BuiltinMounts are the operator's own extraMounts entries: the cluster trusted CA for the
-// controller's driver (its OpenStack calls may go through a proxy) and, when in use, the OpenStack CA
-// for both drivers at the path the driver secret names.
+// BuiltinMounts are the operator's own extraMounts entries: when in use, the OpenStack CA for both
+// drivers at the path the driver secret names. The cluster's trusted CA bundle is not one of them:
+// library-go's CA-bundle hooks mount it at /etc/pki/ca-trust/extracted/pem once the network operator
+// has filled it, and a second mount at that path would make the workload invalid.
 func BuiltinMounts(openStackCA bool) []extramounts.Entry {
-	entries := []extramounts.Entry{{Source: "built-in trusted CA bundle", VolMounts: extramounts.VolMounts{
-		Propagation: []extramounts.PropagationType{extramounts.ControllerPlugin},
-		Volumes: []corev1.Volume{{Name: "trusted-ca-bundle", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
-			LocalObjectReference: corev1.LocalObjectReference{Name: TrustedCAConfigMap},
-			Items:                []corev1.KeyToPath{{Key: "ca-bundle.crt", Path: "tls-ca-bundle.pem"}},
-			Optional:             ptr.To(true),
-		}}}},
-		Mounts: []corev1.VolumeMount{{Name: "trusted-ca-bundle", MountPath: "/etc/pki/ca-trust/extracted/pem", ReadOnly: true}},
-	}}}
-	if openStackCA {
-		entries = append(entries, extramounts.Entry{Source: "built-in OpenStack CA", VolMounts: extramounts.VolMounts{
-			Propagation: []extramounts.PropagationType{extramounts.ControllerPlugin, extramounts.NodePlugin},
-			Volumes: []corev1.Volume{{Name: "openstack-ca", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
-				LocalObjectReference: corev1.LocalObjectReference{Name: names.CloudCAConfigMap},
-			}}}},
-			Mounts: []corev1.VolumeMount{{Name: "openstack-ca", MountPath: path.Dir(cloudcredentials.CAPath), ReadOnly: true}},
-		}})
+	if !openStackCA {
+		return nil
 	}
-	return entries
+	return []extramounts.Entry{{Source: "built-in OpenStack CA", VolMounts: extramounts.VolMounts{
+		Propagation: []extramounts.PropagationType{extramounts.ControllerPlugin, extramounts.NodePlugin},
+		Volumes: []corev1.Volume{{Name: "openstack-ca", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+			LocalObjectReference: corev1.LocalObjectReference{Name: names.CloudCAConfigMap},
+		}}}},
+		Mounts: []corev1.VolumeMount{{Name: "openstack-ca", MountPath: path.Dir(cloudcredentials.CAPath), ReadOnly: true}},
+	}}}
 }
 
 // Mounts computes the entries for the workloads: the built-in ones, then the admin's from the last

@@ -2,6 +2,10 @@ package operator
 
 import (
 	"fmt"
+	"strings"
+
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
 	corev1 "k8s.io/api/core/v1"
@@ -13,15 +17,21 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 )
 
+// caBundleContainersAnnotation names the containers library-go's CA-bundle hooks mount the cluster's
+// trusted CA into.
+const caBundleContainersAnnotation = "config.openshift.io/inject-proxy-cabundle"
+
 var workloadAssets = map[extramounts.PropagationType]string{
 	extramounts.ControllerPlugin: assets.ControllerDeployment,
 	extramounts.NodePlugin:       assets.NodeDaemonSet,
 	extramounts.NFSNodePlugin:    assets.NFSNodeDaemonSet,
 }
 
-// mountsValidator checks a configuration's extraMounts against every workload as rendered, with the
-// built-in entries in place, so an entry that would break a workload makes the whole configuration
-// invalid and the last valid one stays in force.
+// mountsValidator checks a configuration's extraMounts against every workload as the hook chain
+// renders it at its fullest: library-go's trusted-CA injection in place (as once the network operator
+// has filled the ConfigMap, which on a cluster it always does) and the built-in entries applied. So an
+// entry that would break a workload now or later makes the whole configuration invalid, is reported by
+// entry and field, and the last valid one stays in force; the hooks never fail on a mount.
 func mountsValidator(render resourceapply.AssetFunc) (func(*operatorconfig.Config) error, error) {
 	specs := map[extramounts.PropagationType]corev1.PodSpec{}
 	for target, asset := range workloadAssets {
@@ -30,14 +40,20 @@ func mountsValidator(render resourceapply.AssetFunc) (func(*operatorconfig.Confi
 			return nil, err
 		}
 		var obj struct {
-			Spec struct {
+			Metadata metav1.ObjectMeta `json:"metadata"`
+			Spec     struct {
 				Template corev1.PodTemplateSpec `json:"template"`
 			} `json:"spec"`
 		}
 		if err := yaml.Unmarshal(data, &obj); err != nil {
 			return nil, fmt.Errorf("asset %s: %w", asset, err)
 		}
-		specs[target] = obj.Spec.Template.Spec
+		spec := obj.Spec.Template.Spec
+		containers := strings.Split(obj.Metadata.Annotations[caBundleContainersAnnotation], ",")
+		if err := v1helpers.InjectTrustedCAIntoContainers(&spec, hooks.TrustedCAConfigMap, containers); err != nil {
+			return nil, err
+		}
+		specs[target] = spec
 	}
 	return func(cfg *operatorconfig.Config) error {
 		entries := append(hooks.BuiltinMounts(true), cfg.MountEntries()...)

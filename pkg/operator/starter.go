@@ -10,6 +10,7 @@ import (
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/csi/csicontrollerset"
 	"github.com/openshift/library-go/pkg/operator/csi/csistorageclasscontroller"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
 	"github.com/manila-csi/manila-csi-driver-operator/assets"
@@ -22,6 +23,7 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/state"
 )
 
 const resync = 20 * time.Minute
@@ -33,7 +35,8 @@ func Run(ctx context.Context, cc *controllercmd.ControllerContext) error {
 
 // Run starts the operator's informers and controllers and blocks until ctx is done. The operand's
 // controllers start the first time Manila is found and keep running afterwards, so that pods can
-// always unmount their volumes.
+// always unmount their volumes; that Manila was found is kept in the state ConfigMap, so a new
+// process starts them at once.
 func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) error {
 	s, err := o.settings()
 	if err != nil {
@@ -56,7 +59,10 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 	operatorNS := c.kubeInformers.InformersFor(names.OperatorNamespace).Core().V1()
 	operandNS := c.kubeInformers.InformersFor(names.OperandNamespace).Core().V1()
 	cloudConfigNS := c.kubeInformers.InformersFor(names.CloudConfigNamespace).Core().V1()
-	configSource := operatorconfig.NewSource(operatorNS.ConfigMaps().Lister().ConfigMaps(names.OperatorNamespace), validateMounts)
+	operatorConfigMaps := operatorNS.ConfigMaps().Lister().ConfigMaps(names.OperatorNamespace)
+	store := state.NewStore(operatorConfigMaps, c.kube.CoreV1())
+	configSource := operatorconfig.NewSource(operatorConfigMaps, validateMounts).
+		WithPersisted(func() (string, bool) { return store.Get(state.OperatorConfigKey) })
 	operand := newOperandControllers(c, cc.EventRecorder, render, hooks.Mounts{
 		Config: configSource,
 		OpenStackCA: func() bool {
@@ -68,11 +74,18 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 	secretSyncController := secretsync.NewController(secretsync.Deps{
 		OperatorClient: c.operatorClient, OperatorSecrets: operatorNS.Secrets(), CloudConfig: cloudConfigNS.ConfigMaps(),
 		OperandSecrets: operandNS.Secrets(), OperandConfigMaps: operandNS.ConfigMaps(), Client: c.kube.CoreV1(),
+		Namespaces: c.kubeInformers.InformersFor(names.OperandNamespace).Core().V1().Namespaces(),
 		Recorder: cc.EventRecorder, Clock: clk, Grace: o.SecretGrace,
 	})
 	listings := &sharetypes.Store{}
 
-	var startOperand sync.Once
+	var operandOnce sync.Once
+	startOperand := func(why string) {
+		operandOnce.Do(func() {
+			klog.Infof("Starting the Manila CSI driver controllers: %s", why)
+			operand.Run(ctx)
+		})
+	}
 	schedule := manila.DefaultSchedule()
 	schedule.Interval = o.PollInterval
 	manilaController := manila.NewController(manila.Config{
@@ -81,14 +94,20 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 		Listings:           listings,
 		OperatorConfig:     configSource,
 		OnManilaFound: func([]openstack.ShareType) {
-			startOperand.Do(func() {
-				klog.Infof("Manila found: starting the Manila CSI driver controllers")
-				operand.Run(ctx)
-			})
+			// Persisted first, so that a new process keeps the operand even if this one dies now.
+			if _, found := store.Get(state.ManilaFoundKey); !found {
+				if err := store.Set(ctx, state.ManilaFoundKey, clk.Now().UTC().Format(time.RFC3339)); err != nil {
+					klog.Errorf("Recording in ConfigMap %s/%s that Manila was found: %v", names.OperatorNamespace, state.ConfigMapName, err)
+				}
+			}
+			startOperand("Manila found")
 		},
 	}, c.operatorClient, operatorNS.Secrets(), operatorNS.ConfigMaps(),
 		cloudConfigNS.ConfigMaps(), cc.EventRecorder, clk)
-	configController := configcheck.NewController(configSource, c.operatorClient, operatorNS.ConfigMaps(), cc.EventRecorder)
+	configController := configcheck.NewController(configcheck.Deps{
+		Source: configSource, State: store, OperatorClient: c.operatorClient,
+		ConfigMaps: operatorNS.ConfigMaps(), Recorder: cc.EventRecorder,
+	})
 	ccd := c.operatorInformer.Operator().V1().ClusterCSIDrivers()
 	storageClassController := storageclasses.NewController(storageclasses.Deps{
 		OperatorClient:           c.operatorClient,
@@ -105,6 +124,13 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 
 	klog.Infof("Starting %s for ClusterCSIDriver %s", names.OperatorName, names.CSIDriverName)
 	c.start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), operatorNS.ConfigMaps().Informer().HasSynced) {
+		return nil // stopped before the caches synced
+	}
+	if at, found := store.Get(state.ManilaFoundKey); found {
+		// A promise of an earlier process: keep the operand reconciled without waiting for OpenStack.
+		startOperand("Manila was found at " + at + " (ConfigMap " + state.ConfigMapName + ")")
+	}
 	operatorControllers.Run(ctx, 1)
 	for _, ctrl := range []factory.Controller{manilaController, configController, storageClassController, secretSyncController} {
 		go ctrl.Run(ctx, 1)

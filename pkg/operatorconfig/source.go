@@ -12,11 +12,13 @@ import (
 type Source struct {
 	lister     corev1listers.ConfigMapNamespaceLister
 	validators []func(*Config) error
+	persisted  func() (string, bool)
 
-	mu      sync.Mutex
-	version string
-	valid   *Config
-	err     error
+	mu       sync.Mutex
+	version  string
+	valid    *Config
+	validRaw string
+	err      error
 }
 
 // NewSource reads the ConfigMap through a lister scoped to the operator namespace. Validators check
@@ -26,41 +28,91 @@ func NewSource(lister corev1listers.ConfigMapNamespaceLister, validators ...func
 	return &Source{lister: lister, validators: validators}
 }
 
+// WithPersisted sets where an earlier process stored its last valid configuration (config.yaml
+// text): it is in force while this process has seen no valid one, so a restart during an invalid
+// edit keeps the admin's last good settings. It is parsed and validated like the ConfigMap.
+func (s *Source) WithPersisted(persisted func() (string, bool)) *Source {
+	s.persisted = persisted
+	return s
+}
+
 // Current returns the configuration in force and the problem with the ConfigMap as it is now, if
-// any. cfg is nil only when no valid configuration was ever seen; an absent ConfigMap is valid and
-// empty.
+// any. cfg is nil only when no valid configuration was ever seen (in this process or persisted); an
+// absent ConfigMap is valid and empty.
 func (s *Source) Current() (cfg *Config, problem error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.refresh()
+	return s.valid, s.err
+}
+
+// LastValid returns the config.yaml text of the configuration in force, for persisting it; ok is
+// false when there is none or the ConfigMap as it is now is invalid.
+func (s *Source) LastValid() (raw string, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refresh()
+	return s.validRaw, s.valid != nil && s.err == nil
+}
+
+func (s *Source) refresh() {
 	cm, err := s.lister.Get(ConfigMapName)
 	version := "absent"
 	switch {
 	case apierrors.IsNotFound(err):
 	case err != nil:
-		return s.valid, err
+		s.err = err
+		return
 	default:
 		version = cm.ResourceVersion
 	}
 	if version == s.version {
-		return s.valid, s.err
+		if s.valid == nil {
+			s.fallBack()
+		}
+		return
 	}
 	s.version = version
-	parsed, perr := &Config{}, error(nil)
+	raw, perr := "", error(nil)
 	if cm != nil && err == nil {
 		if data, ok := cm.Data[Key]; ok {
-			parsed, perr = Parse([]byte(data))
+			raw = data
 		} else {
 			perr = &FieldError{Path: "(ConfigMap data)", Reason: "key " + Key + " is missing"}
 		}
 	}
-	for _, validate := range s.validators {
-		if perr == nil {
-			perr = validate(parsed)
-		}
+	var parsed *Config
+	if perr == nil {
+		parsed, perr = s.parse(raw)
 	}
 	s.err = perr
 	if perr == nil {
-		s.valid = parsed
+		s.valid, s.validRaw = parsed, raw
+	} else if s.valid == nil {
+		s.fallBack()
 	}
-	return s.valid, s.err
+}
+
+// fallBack adopts the persisted configuration when this process has no valid one.
+func (s *Source) fallBack() {
+	if s.persisted == nil {
+		return
+	}
+	raw, ok := s.persisted()
+	if !ok {
+		return
+	}
+	if cfg, err := s.parse(raw); err == nil {
+		s.valid, s.validRaw = cfg, raw
+	}
+}
+
+func (s *Source) parse(raw string) (*Config, error) {
+	cfg, err := Parse([]byte(raw))
+	for _, validate := range s.validators {
+		if err == nil {
+			err = validate(cfg)
+		}
+	}
+	return cfg, err
 }

@@ -39,7 +39,8 @@ type ControlPlane struct {
 }
 
 // StartControlPlane starts etcd and kube-apiserver on free loopback ports with client-cert authn and
-// RBAC, installs the CRDs and creates the cluster-scoped config objects.
+// RBAC, installs the CRDs, creates the cluster-scoped config objects and applies manifests/ as the
+// cluster-version operator would.
 func StartControlPlane(ctx context.Context) (*ControlPlane, error) {
 	bin, crds := ControlPlaneBinDir(), CRDDir()
 	if err := requireFiles("control plane", filepath.Join(bin, "kube-apiserver"), filepath.Join(bin, "etcd"), crds); err != nil {
@@ -65,6 +66,10 @@ func StartControlPlane(ctx context.Context) (*ControlPlane, error) {
 	if err := cp.seedClusterObjects(ctx); err != nil {
 		cp.Stop()
 		return nil, fmt.Errorf("creating cluster objects: %w", err)
+	}
+	if err := cp.ApplyManifests(ctx, NotApplied); err != nil {
+		cp.Stop()
+		return nil, err
 	}
 	return cp, nil
 }
@@ -173,7 +178,8 @@ func WaitForCRD(ctx context.Context, client apiextclient.Interface, name string)
 
 // seedClusterObjects creates what an OpenShift cluster has and a bare control plane lacks.
 func (cp *ControlPlane) seedClusterObjects(ctx context.Context) error {
-	for _, ns := range []string{names.OperatorNamespace, names.OperandNamespace, "openshift-config", "openshift-config-managed"} {
+	// The operand namespace is not here: manifests/ brings it, as the payload does on a cluster.
+	for _, ns := range []string{names.OperatorNamespace, "openshift-config", "openshift-config-managed"} {
 		if err := createNamespace(ctx, cp.Kube, ns); err != nil {
 			return err
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
 	"github.com/openshift/library-go/pkg/operator/events"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -107,15 +108,23 @@ func (w *World) RunOperatorWith(t testing.TB, opts *operator.Options, counter *R
 	captureKlog(logs)
 	clk := clock.RealClock{}
 	kubeRequests := &RequestCounter{}
-	kubeConfig := rest.CopyConfig(w.Config)
-	kubeConfig.QPS, kubeConfig.Burst = 0, 0 // as controllercmd hands them: the operator's own limits apply
+	// The operator's ServiceAccount from manifests/, with the QPS controllercmd hands over (none: the
+	// operator's own limits apply).
+	kubeConfig, err := w.OperatorConfig(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
 	kubeConfig.Wrap(kubeRequests.Wrap)
+	operatorKube, err := kubernetes.NewForConfig(kubeConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cc := &controllercmd.ControllerContext{
 		Clock:             clk,
 		KubeConfig:        kubeConfig,
 		ProtoKubeConfig:   protoConfig(kubeConfig),
 		OperatorNamespace: names.OperatorNamespace,
-		EventRecorder: events.NewKubeRecorder(w.Kube.CoreV1().Events(names.OperatorNamespace), names.OperatorName,
+		EventRecorder: events.NewKubeRecorder(operatorKube.CoreV1().Events(names.OperatorNamespace), names.OperatorName,
 			&corev1.ObjectReference{Kind: "Deployment", Namespace: names.OperatorNamespace, Name: names.OperatorName, APIVersion: "apps/v1"}, clk),
 	}
 	ctx, cancel := context.WithCancel(context.Background())

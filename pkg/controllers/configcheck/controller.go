@@ -8,9 +8,11 @@ import (
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	corev1informers "k8s.io/client-go/informers/core/v1"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/state"
 )
 
 // ControllerName prefixes the condition.
@@ -23,28 +25,50 @@ const ConditionDegraded = ControllerName + "Degraded"
 //
 // Watches: ConfigMap openshift-cluster-csi-drivers/manila-csi-driver-operator-config.
 // Writes: condition OperatorConfigControllerDegraded (True naming the field path while the ConfigMap
-// is invalid; the last valid configuration stays in force) and an event when the verdict changes.
-// Policy: it never edits the ConfigMap.
+// is invalid; the last valid configuration stays in force), an event when the verdict changes, and,
+// while Managed, the last valid configuration into the operator's state ConfigMap so that a restarted
+// operator keeps it.
+// Policy: it never edits the admin's ConfigMap.
 type Controller struct {
-	source         *operatorconfig.Source
-	operatorClient v1helpers.OperatorClient
-	lastProblem    string
-	reported       bool
+	d           Deps
+	lastProblem string
+	reported    bool
 }
 
-// NewController returns the factory controller; configMaps must be scoped to the operator namespace.
-func NewController(source *operatorconfig.Source, operatorClient v1helpers.OperatorClient,
-	configMaps corev1informers.ConfigMapInformer, recorder events.Recorder) factory.Controller {
-	c := &Controller{source: source, operatorClient: operatorClient}
+// Deps are the Controller's collaborators; ConfigMaps must be scoped to the operator namespace.
+type Deps struct {
+	Source         *operatorconfig.Source
+	State          *state.Store
+	OperatorClient v1helpers.OperatorClient
+	ConfigMaps     corev1informers.ConfigMapInformer
+	Recorder       events.Recorder
+}
+
+// NewController returns the factory controller.
+func NewController(d Deps) factory.Controller {
+	c := &Controller{d: d}
 	return factory.New().
 		WithSync(c.sync).
-		WithFilteredEventsInformers(factory.NamesFilter(operatorconfig.ConfigMapName), configMaps.Informer()).
-		WithInformers(operatorClient.Informer()).
-		ToController(ControllerName, recorder.WithComponentSuffix("operator-config"))
+		WithFilteredEventsInformers(factory.NamesFilter(operatorconfig.ConfigMapName, state.ConfigMapName), d.ConfigMaps.Informer()).
+		WithInformers(d.OperatorClient.Informer()).
+		ToController(ControllerName, d.Recorder.WithComponentSuffix("operator-config"))
 }
 
 func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
-	cfg, problem := c.source.Current()
+	spec, _, _, err := c.d.OperatorClient.GetOperatorState()
+	if apierrors.IsNotFound(err) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if spec.ManagementState == operatorv1.Managed {
+		if raw, ok := c.d.Source.LastValid(); ok {
+			if err := c.d.State.Set(ctx, state.OperatorConfigKey, raw); err != nil {
+				return err
+			}
+		}
+	}
+	cfg, problem := c.d.Source.Current()
 	cond := operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionFalse, Reason: "AsExpected"}
 	message := ""
 	if problem != nil {
@@ -62,6 +86,6 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		}
 		c.reported, c.lastProblem = true, message
 	}
-	_, _, err := v1helpers.UpdateStatus(ctx, c.operatorClient, v1helpers.UpdateConditionFn(cond))
+	_, _, err = v1helpers.UpdateStatus(ctx, c.d.OperatorClient, v1helpers.UpdateConditionFn(cond))
 	return err
 }

@@ -40,6 +40,8 @@ type Deps struct {
 	CloudConfig       corev1informers.ConfigMapInformer
 	OperandSecrets    corev1informers.SecretInformer
 	OperandConfigMaps corev1informers.ConfigMapInformer
+	// Namespaces tells whether the operand namespace exists; nothing is written until it does.
+	Namespaces corev1informers.NamespaceInformer
 	Client            corev1client.CoreV1Interface
 	Recorder          events.Recorder
 	Clock             clock.PassiveClock
@@ -51,19 +53,23 @@ type Deps struct {
 // openshift-manila-csi-driver/manila-csi-driver-cloud-ca.
 //
 // Watches: Secret openshift-cluster-csi-drivers/manila-cloud-credentials, ConfigMap
-// openshift-config/cloud-provider-config, and its two outputs.
+// openshift-config/cloud-provider-config, its two outputs, the operand namespace and the
+// ClusterCSIDriver (spec.managementState).
 //
 // Writes: the driver secret (the clouds.yaml keys mapped for the driver), the CA copy, condition
 // SecretSyncControllerDegraded. Only differences are written.
 //
 // Policy: on any bad input (missing secret past the grace period, malformed clouds.yaml, a CA that is
-// not PEM) it reports and keeps the last good outputs; it never deletes them.
+// not PEM) it reports and keeps the last good outputs; it never deletes them. It writes nothing while
+// the ClusterCSIDriver is not Managed, and sends no request while the operand namespace does not exist
+// (the namespace's creation triggers it).
 type Controller struct {
 	d            Deps
 	sources      corev1listers.SecretNamespaceLister
 	cloudConfigs corev1listers.ConfigMapNamespaceLister
 	secrets      corev1listers.SecretNamespaceLister
 	configMaps   corev1listers.ConfigMapNamespaceLister
+	namespaces   corev1listers.NamespaceLister
 	missingSince time.Time
 }
 
@@ -78,6 +84,7 @@ func NewController(d Deps) factory.Controller {
 		cloudConfigs: d.CloudConfig.Lister().ConfigMaps(names.CloudConfigNamespace),
 		secrets:      d.OperandSecrets.Lister().Secrets(names.OperandNamespace),
 		configMaps:   d.OperandConfigMaps.Lister().ConfigMaps(names.OperandNamespace),
+		namespaces:   d.Namespaces.Lister(),
 	}
 	return factory.New().
 		WithSync(c.sync).
@@ -85,23 +92,28 @@ func NewController(d Deps) factory.Controller {
 		WithFilteredEventsInformers(factory.NamesFilter(names.CloudConfigMap), d.CloudConfig.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(names.DriverSecret), d.OperandSecrets.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(names.CloudCAConfigMap), d.OperandConfigMaps.Informer()).
+		WithFilteredEventsInformers(factory.NamesFilter(names.OperandNamespace), d.Namespaces.Informer()).
+		WithInformers(d.OperatorClient.Informer()).
 		ToController(ControllerName, d.Recorder.WithComponentSuffix("secret-sync"))
 }
 
-// namespaceRetry is how soon to look again while the operand namespace does not exist yet: the
-// static-resources controller creates it once Manila is found.
-const namespaceRetry = 5 * time.Second
-
 func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
+	spec, _, _, err := c.d.OperatorClient.GetOperatorState()
+	if apierrors.IsNotFound(err) || (err == nil && spec.ManagementState != operatorv1.Managed) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if _, err := c.namespaces.Get(names.OperandNamespace); apierrors.IsNotFound(err) {
+		return nil // the namespace informer brings us back when it appears
+	}
 	caErr := c.syncCA(ctx, syncCtx.Recorder())
 	secretErr, wait := c.syncSecret(ctx, syncCtx.Recorder())
 	var problems []error
 	for _, err := range []error{caErr, secretErr} {
-		if apierrors.IsNotFound(err) { // a create in the missing operand namespace: not a problem yet
-			wait = namespaceRetry
-			continue
+		if err != nil {
+			problems = append(problems, err)
 		}
-		problems = append(problems, err)
 	}
 	if wait > 0 {
 		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), wait)
@@ -112,7 +124,7 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		cond = operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionTrue, Reason: "InvalidInput",
 			Message: problem.Error() + "; the driver keeps its last good credentials and CA"}
 	}
-	_, _, err := v1helpers.UpdateStatus(ctx, c.d.OperatorClient, v1helpers.UpdateConditionFn(cond))
+	_, _, err = v1helpers.UpdateStatus(ctx, c.d.OperatorClient, v1helpers.UpdateConditionFn(cond))
 	return err
 }
 

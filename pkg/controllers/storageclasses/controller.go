@@ -50,7 +50,8 @@ const (
 // changes nothing writes nothing), conditions StorageClassControllerDegraded and
 // StorageClassControllerStale, and events.
 //
-// Policy: it never touches a class without its owner label. It deletes its own classes only when
+// Policy: it writes nothing unless the ClusterCSIDriver is Managed. It never touches a class without
+// its owner label. It deletes its own classes only when
 // storageClassState is Removed, or when pruning is configured and the share type was absent from that
 // many successful listings in a row. A failed listing changes nothing.
 type Controller struct {
@@ -116,6 +117,12 @@ func ours(obj interface{}) bool {
 }
 
 func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
+	spec, _, _, err := c.operatorClient.GetOperatorState()
+	if apierrors.IsNotFound(err) || (err == nil && spec.ManagementState != operatorv1.Managed) {
+		return nil // Unmanaged and Removed: the admin owns the classes; not a single write
+	} else if err != nil {
+		return err
+	}
 	listing := c.listings.Latest()
 	cfg, _ := c.config.Current()
 	if listing == nil || cfg == nil {

@@ -1,0 +1,78 @@
+// Package state keeps what the operator promised across its restarts in ConfigMap
+// openshift-cluster-csi-drivers/manila-csi-driver-operator-state, not in process memory: that Manila
+// was found (so a new process reconciles the operand at once, even while OpenStack is unreachable) and
+// the last valid operator configuration (so a new process keeps using it while the admin's ConfigMap
+// is invalid).
+package state
+
+import (
+	"context"
+	"encoding/json"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	corev1listers "k8s.io/client-go/listers/core/v1"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+)
+
+// ConfigMapName is the operator's state ConfigMap in the operator namespace.
+const ConfigMapName = "manila-csi-driver-operator-state"
+
+// Keys of the state ConfigMap.
+const (
+	// ManilaFoundKey holds when Manila was first found (RFC 3339); from then on the operand is kept.
+	ManilaFoundKey = "manilaFoundAt"
+	// OperatorConfigKey holds the config.yaml text of the last valid operator configuration.
+	OperatorConfigKey = "lastValidOperatorConfig"
+)
+
+// Store reads the state through the informer cache and writes one key at a time, so its writers
+// (the Manila controller and the config check) never overwrite each other's keys.
+type Store struct {
+	lister corev1listers.ConfigMapNamespaceLister
+	client corev1client.ConfigMapsGetter
+}
+
+// NewStore reads through a lister scoped to the operator namespace.
+func NewStore(lister corev1listers.ConfigMapNamespaceLister, client corev1client.ConfigMapsGetter) *Store {
+	return &Store{lister: lister, client: client}
+}
+
+// Get returns the value of key and whether it is set.
+func (s *Store) Get(key string) (string, bool) {
+	cm, err := s.lister.Get(ConfigMapName)
+	if err != nil {
+		return "", false
+	}
+	v, ok := cm.Data[key]
+	return v, ok
+}
+
+// Set writes key, only when the cached value differs: a merge patch of that key, or a create when
+// the ConfigMap does not exist.
+func (s *Store) Set(ctx context.Context, key, value string) error {
+	if have, ok := s.Get(key); ok && have == value {
+		return nil
+	}
+	api := s.client.ConfigMaps(names.OperatorNamespace)
+	if _, err := s.lister.Get(ConfigMapName); apierrors.IsNotFound(err) {
+		_, err = api.Create(ctx, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: ConfigMapName, Namespace: names.OperatorNamespace,
+				Labels: map[string]string{"app.kubernetes.io/managed-by": names.OperatorName}},
+			Data: map[string]string{key: value},
+		}, metav1.CreateOptions{})
+		if !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+	}
+	patch, err := json.Marshal(map[string]any{"data": map[string]string{key: value}})
+	if err != nil {
+		return err
+	}
+	_, err = api.Patch(ctx, ConfigMapName, types.MergePatchType, patch, metav1.PatchOptions{})
+	return err
+}
