@@ -1,0 +1,64 @@
+package operator
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/manila-csi/manila-csi-driver-operator/assets"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
+)
+
+// The validator sees each workload as the whole hook chain renders it, library-go's trusted-CA
+// injection included, so an admin entry that collides with it is invalid config, not a stuck Deployment.
+func TestMountsValidatorSeesTheHookChain(t *testing.T) {
+	validate, err := mountsValidator(assets.Vars{FSGroupPolicy: "None"}.AssetFunc())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, config, wantErr string
+	}{
+		{name: "no extraMounts", config: ``},
+		{name: "the trusted-CA path in the controller's driver", wantErr: "extraMounts[0]: field mounts[0].mountPath: /etc/pki/ca-trust/extracted/pem is already a mount path of container csi-driver in openstack-manila-csi-controllerplugin",
+			config: `
+extraMounts:
+- propagation: [Controller]
+  volumes: [{name: my-ca, configMap: {name: my-ca}}]
+  mounts: [{name: my-ca, mountPath: /etc/pki/ca-trust/extracted/pem}]
+`},
+		{name: "library-go's CA volume name", wantErr: `volume "non-standard-root-system-trust-ca-bundle" in csi-nodeplugin-nfsplugin already exists`,
+			config: `
+nfsNodePlugin:
+  extraMounts:
+  - volumes: [{name: non-standard-root-system-trust-ca-bundle, emptyDir: {}}]
+    mounts: [{name: non-standard-root-system-trust-ca-bundle, mountPath: /x}]
+`},
+		{name: "the same path in the node plugin, which gets no CA mount", config: `
+nodePlugin:
+  extraMounts:
+  - volumes: [{name: my-ca, configMap: {name: my-ca}}]
+    mounts: [{name: my-ca, mountPath: /etc/pki/ca-trust/extracted/pem}]
+`},
+		{name: "the OpenStack CA path", wantErr: "is already a mount path of container csi-driver",
+			config: `
+extraMounts:
+- propagation: [openstack-manila-csi-nodeplugin]
+  volumes: [{name: x, emptyDir: {}}]
+  mounts: [{name: x, mountPath: /etc/kubernetes/static-pod-resources/configmaps/cloud-config}]
+`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := operatorconfig.Parse([]byte(tc.config))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = validate(cfg)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Errorf("want valid, got %v", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Errorf("want an error containing %q, got %v", tc.wantErr, err)
+			}
+		})
+	}
+}
