@@ -133,7 +133,12 @@ func startOperator(world *framework.World, bin string) (*operatorProcess, error)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "start", "--kubeconfig", world.Kubeconfig, "--namespace", names.OperatorNamespace,
+	// As deployed: the operator's ServiceAccount from manifests/, with its least-privilege RBAC.
+	kubeconfig, err := world.WriteOperatorKubeconfig(context.Background(), dir)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, "start", "--kubeconfig", kubeconfig, "--namespace", names.OperatorNamespace,
 		"--listen", "127.0.0.1:"+strconv.Itoa(port), "--manila-poll-interval", "5s", "-v=2")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.Env = os.Environ()

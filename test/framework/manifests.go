@@ -5,12 +5,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -108,4 +112,58 @@ func (cp *ControlPlane) WriteOperatorKubeconfig(ctx context.Context, dir string)
 	kc.CurrentContext = "operator"
 	path := filepath.Join(dir, "operator.kubeconfig")
 	return path, clientcmd.WriteToFile(*kc, path)
+}
+
+// OperatorPod creates what the kubelet and the Deployment controller would have made for the
+// operator's Deployment from manifests/: a ReplicaSet it controls and a Pod that ReplicaSet controls.
+// It returns the Pod's name, the POD_NAME by which the operator finds its Deployment for events.
+func (cp *ControlPlane) OperatorPod(t testing.TB) string {
+	t.Helper()
+	ctx := context.Background()
+	d, err := cp.Kube.AppsV1().Deployments(names.OperatorNamespace).Get(ctx, names.OperatorName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the operator Deployment from manifests/: %v", err)
+	}
+	owner := func(kind, name string, uid types.UID) []metav1.OwnerReference {
+		return []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: kind, Name: name, UID: uid, Controller: ptr.To(true)}}
+	}
+	suffix := fmt.Sprintf("%d", time.Now().UnixNano()%100000)
+	rs, err := cp.Kube.AppsV1().ReplicaSets(names.OperatorNamespace).Create(ctx, &appsv1.ReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{Name: d.Name + "-" + suffix, Namespace: names.OperatorNamespace,
+			OwnerReferences: owner("Deployment", d.Name, d.UID)},
+		Spec: appsv1.ReplicaSetSpec{Selector: d.Spec.Selector, Template: d.Spec.Template},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod, err := cp.Kube.CoreV1().Pods(names.OperatorNamespace).Create(ctx, &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: rs.Name + "-x", Namespace: names.OperatorNamespace,
+			Labels: d.Spec.Template.Labels, OwnerReferences: owner("ReplicaSet", rs.Name, rs.UID)},
+		Spec: d.Spec.Template.Spec,
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cp.Kube.CoreV1().Pods(names.OperatorNamespace).Delete(context.Background(), pod.Name, metav1.DeleteOptions{})
+		_ = cp.Kube.AppsV1().ReplicaSets(names.OperatorNamespace).Delete(context.Background(), rs.Name, metav1.DeleteOptions{})
+	})
+	return pod.Name
+}
+
+// ProxyEnv is what the cluster-version operator injects into a container named by a Deployment's
+// config.openshift.io/inject-proxy annotation: HTTP_PROXY, HTTPS_PROXY and NO_PROXY from the
+// status of Proxy/cluster, each only when set.
+func (cp *ControlPlane) ProxyEnv(ctx context.Context) ([]string, error) {
+	p, err := cp.ConfigV1.ConfigV1().Proxies().Get(ctx, "cluster", metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var env []string
+	for name, value := range map[string]string{"HTTP_PROXY": p.Status.HTTPProxy, "HTTPS_PROXY": p.Status.HTTPSProxy, "NO_PROXY": p.Status.NoProxy} {
+		if value != "" {
+			env = append(env, name+"="+value)
+		}
+	}
+	return env, nil
 }

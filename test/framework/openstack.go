@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -104,6 +105,11 @@ func (o *OpenStack) CloudsYAML() []byte {
 		panic(err)
 	}
 	return b
+}
+
+// CloudsYAMLAt is CloudsYAML with Keystone's host name replaced, e.g. by one only a proxy resolves.
+func (o *OpenStack) CloudsYAMLAt(host string) []byte {
+	return bytes.ReplaceAll(o.CloudsYAML(), []byte("127.0.0.1"), []byte(host))
 }
 
 // Log returns a service's log ("keystone", "keystone-uwsgi", "manila-api").
@@ -264,6 +270,12 @@ func deleteEndpoints(ctx context.Context, identity *gophercloud.ServiceClient, s
 
 // RegisterManilaInCatalog adds Manila's services with public, internal and admin endpoints.
 func (o *OpenStack) RegisterManilaInCatalog(ctx context.Context) error {
+	return o.RegisterManilaInCatalogAt(ctx, "127.0.0.1")
+}
+
+// RegisterManilaInCatalogAt registers Manila with endpoints on the given host name instead of
+// 127.0.0.1, e.g. one only a test's forward proxy resolves.
+func (o *OpenStack) RegisterManilaInCatalogAt(ctx context.Context, host string) error {
 	identity, err := o.identity(ctx)
 	if err != nil {
 		return err
@@ -277,7 +289,7 @@ func (o *OpenStack) RegisterManilaInCatalog(ctx context.Context) error {
 		for _, iface := range []gophercloud.Availability{gophercloud.AvailabilityPublic, gophercloud.AvailabilityInternal, gophercloud.AvailabilityAdmin} {
 			_, err := endpoints.Create(ctx, identity, endpoints.CreateOpts{
 				Availability: iface, Region: Region, ServiceID: created.ID,
-				URL: fmt.Sprintf("http://127.0.0.1:%d%s", o.ManilaPort, svc.path),
+				URL: fmt.Sprintf("http://%s:%d%s", host, o.ManilaPort, svc.path),
 			}).Extract()
 			if err != nil {
 				return fmt.Errorf("registering the %s %s endpoint: %w", iface, svc.typ, err)

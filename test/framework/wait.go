@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	operatorstate "github.com/manila-csi/manila-csi-driver-operator/pkg/state"
 )
 
 // DefaultTimeout bounds every wait in the integration tests.
@@ -56,6 +57,11 @@ func (cp *ControlPlane) CreateClusterCSIDriver(t testing.TB, state operatorv1.Ma
 			}
 			return fmt.Errorf("still there (err=%v)", err)
 		})
+		// What the operator keeps across its restarts belongs to this test's cluster only.
+		err = cp.Kube.CoreV1().ConfigMaps(names.OperatorNamespace).Delete(context.Background(), operatorstate.ConfigMapName, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("deleting the operator's state ConfigMap: %v", err)
+		}
 	})
 	return driver
 }

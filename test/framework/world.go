@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -12,10 +13,18 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
 
-// World is both halves of the test world: a control plane and an OpenStack.
+// World is both halves of the test world, a control plane and an OpenStack, with the cluster's own
+// actors that act on the operator's objects as on OpenShift: a trusted-CA injector (the network
+// operator) and a service-ca signer.
 type World struct {
 	*ControlPlane
 	OpenStack *OpenStack
+	TrustedCA *TrustedCAInjector
+	ServiceCA *ServiceCA
+	// TrustedCABundle is what the injector writes into key ca-bundle.crt: the service CA and the
+	// control plane's CA, a real PEM bundle.
+	TrustedCABundle []byte
+	stopActors      context.CancelFunc
 }
 
 // StartWorld starts the control plane and OpenStack side by side and stores the generated
@@ -42,9 +51,9 @@ func StartWorld(ctx context.Context) (*World, error) {
 		return nil, errors.Join(res.err, osErr)
 	}
 	w := &World{ControlPlane: res.cp, OpenStack: os}
-	if err := w.createServingCert(ctx); err != nil {
+	if err := w.startActors(); err != nil {
 		w.Stop()
-		return nil, fmt.Errorf("creating the metrics serving cert: %w", err)
+		return nil, err
 	}
 	if err := w.WriteCloudCredentials(ctx, os.CloudsYAML()); err != nil {
 		w.Stop()
@@ -55,6 +64,9 @@ func StartWorld(ctx context.Context) (*World, error) {
 
 // Stop stops everything StartWorld started.
 func (w *World) Stop() {
+	if w.stopActors != nil {
+		w.stopActors()
+	}
 	w.ControlPlane.Stop()
 	w.OpenStack.Stop()
 }
@@ -80,14 +92,27 @@ func (w *World) WriteCloudCredentials(ctx context.Context, cloudsYAML []byte) er
 	return err
 }
 
-// MetricsServingCertSecret is what service-ca would create for the operand's metrics Service.
+// MetricsServingCertSecret is what service-ca creates for the operand's metrics Service.
 const MetricsServingCertSecret = "manila-csi-driver-controller-metrics-serving-cert"
 
-func (w *World) createServingCert(ctx context.Context) error {
-	_, err := w.Kube.CoreV1().Secrets(names.OperandNamespace).Create(ctx, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: MetricsServingCertSecret, Namespace: names.OperandNamespace},
-		Type:       corev1.SecretTypeTLS,
-		Data:       map[string][]byte{"tls.crt": []byte("cert"), "tls.key": []byte("key")},
-	}, metav1.CreateOptions{})
-	return err
+// startActors starts the cluster's actors for the life of the world.
+func (w *World) startActors() error {
+	ctx, cancel := context.WithCancel(context.Background())
+	w.stopActors = cancel
+	sca, err := StartServiceCA(ctx, w.Kube)
+	if err != nil {
+		return fmt.Errorf("service-ca stand-in: %w", err)
+	}
+	cpCA := w.Config.TLSClientConfig.CAData
+	if len(cpCA) == 0 {
+		if cpCA, err = os.ReadFile(w.Config.TLSClientConfig.CAFile); err != nil {
+			return err
+		}
+	}
+	w.ServiceCA = sca
+	w.TrustedCABundle = append(append([]byte{}, sca.CAPEM...), cpCA...)
+	if w.TrustedCA, err = StartTrustedCAInjector(ctx, w.Kube, w.TrustedCABundle); err != nil {
+		return fmt.Errorf("trusted CA injector: %w", err)
+	}
+	return nil
 }

@@ -10,35 +10,194 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
+	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/manila-csi/manila-csi-driver-operator/manifests"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
-// buildOperator builds the operator binary with a version injected the way the Makefile does.
-func buildOperator(t *testing.T, version string) string {
+var (
+	binaryOnce sync.Once
+	binaryPath string
+	binaryErr  error
+)
+
+// operatorBinary builds the operator binary once per test run, with a version injected the way the
+// Makefile does.
+func operatorBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "manila-csi-driver-operator")
-	pkg := "github.com/manila-csi/manila-csi-driver-operator/pkg/version"
-	cmd := exec.Command("go", "build", "-ldflags", fmt.Sprintf("-X %s.Version=%s -X %s.GitCommit=abc123", pkg, version, pkg),
-		"-o", bin, "./cmd/manila-csi-driver-operator")
-	cmd.Dir = framework.RepoRoot()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	binaryOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "manila-operator-bin-")
+		if err != nil {
+			binaryErr = err
+			return
+		}
+		binaryPath = filepath.Join(dir, "manila-csi-driver-operator")
+		pkg := "github.com/manila-csi/manila-csi-driver-operator/pkg/version"
+		cmd := exec.Command("go", "build", "-ldflags", fmt.Sprintf("-X %s.Version=v9.9.9-test -X %s.GitCommit=abc123", pkg, pkg),
+			"-o", binaryPath, "./cmd/manila-csi-driver-operator")
+		cmd.Dir = framework.RepoRoot()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binaryErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binaryErr != nil {
+		t.Fatal(binaryErr)
 	}
-	return bin
+	return binaryPath
 }
 
-// The real binary: `version` prints what the build injected; `start` runs controllercmd with
-// leader election and a health endpoint, writes the ClusterCSIDriver status and stops on SIGTERM.
-func TestBinaryVersionAndStart(t *testing.T) {
-	bin := buildOperator(t, "v9.9.9-test")
+// binaryRun is the operator binary running as manifests/ deploys it.
+type binaryRun struct {
+	cmd     *exec.Cmd
+	exited  chan error
+	port    int
+	logFile string
+	done    bool
+}
+
+// startBinary starts the built binary with exactly the args and environment of the manifest's
+// Deployment, except what a pod gets from its cluster: the listen address moved to a free loopback
+// port, --kubeconfig with the ServiceAccount's token (in a pod, the mounted token), POD_NAME of a
+// Pod of that Deployment, configFile as --config when set, extraEnv (e.g. the CVO's proxy variables). The root file system is
+// read-only and only TMPDIR, a fresh tmpfs standing in for the emptyDir, is writable.
+func startBinary(t *testing.T, configFile string, extraEnv ...string) *binaryRun {
+	t.Helper()
+	bin := operatorBinary(t)
+	d := operatorDeployment(t)
+	c := d.Spec.Template.Spec.Containers[0]
+	port, err := framework.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig, err := world.WriteOperatorKubeconfig(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	for _, a := range c.Args {
+		if strings.HasPrefix(a, "--listen=") {
+			a = "--listen=127.0.0.1:" + strconv.Itoa(port)
+		}
+		args = append(args, a)
+	}
+	args = append(args, "--kubeconfig", kubeconfig)
+	if configFile != "" {
+		args = append(args, "--config", configFile)
+	}
+	emptyDir := t.TempDir()
+	env := []string{"PATH=" + os.Getenv("PATH"), "POD_NAME=" + world.OperatorPod(t)}
+	for _, e := range c.Env {
+		switch {
+		case e.Name == "TMPDIR":
+			env = append(env, "TMPDIR="+emptyDir)
+		case e.ValueFrom == nil:
+			env = append(env, e.Name+"="+e.Value)
+		}
+	}
+	env = append(env, extraEnv...)
+	logFile := filepath.Join(t.TempDir(), "operator.log")
+	logOut, err := os.Create(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", append([]string{filepath.Join(framework.RepoRoot(), "hack", "readonly-root.sh"), emptyDir, bin}, args...)...)
+	cmd.Stdout, cmd.Stderr, cmd.Env = logOut, logOut, env
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := &binaryRun{cmd: cmd, exited: make(chan error, 1), port: port, logFile: logFile}
+	go func() { r.exited <- cmd.Wait(); logOut.Close() }()
+	t.Cleanup(func() {
+		r.kill()
+		if t.Failed() {
+			b, _ := os.ReadFile(logFile)
+			t.Logf("operator binary log (last 150 lines):\n%s", lastLines(string(b), 150))
+		}
+	})
+	return r
+}
+
+func operatorDeployment(t *testing.T) *appsv1.Deployment {
+	t.Helper()
+	d, err := manifests.Deployment()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// kill sends SIGKILL, as a node failure or an OOM kill would, and waits for the exit.
+func (r *binaryRun) kill() {
+	if r.done {
+		return
+	}
+	_ = r.cmd.Process.Signal(syscall.SIGKILL)
+	<-r.exited
+	r.done = true
+}
+
+// terminate sends SIGTERM, as the kubelet does, and returns the exit error, if any, within 60 s.
+func (r *binaryRun) terminate(t *testing.T) error {
+	t.Helper()
+	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-r.exited:
+		r.done = true
+		return err
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the operator did not exit within 60s of SIGTERM")
+		return nil
+	}
+}
+
+// waitHealthy waits until the health and readiness endpoints the probes use answer 200.
+func (r *binaryRun) waitHealthy(t *testing.T) {
+	t.Helper()
+	d := operatorDeployment(t)
+	c := d.Spec.Template.Spec.Containers[0]
+	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // self-signed serving cert
+	for _, path := range []string{c.LivenessProbe.HTTPGet.Path, c.ReadinessProbe.HTTPGet.Path} {
+		framework.Eventually(t, framework.DefaultTimeout, path, func(ctx context.Context) error {
+			resp, err := client.Get(fmt.Sprintf("https://127.0.0.1:%d%s", r.port, path))
+			if err != nil {
+				return err
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				return fmt.Errorf("status %d", resp.StatusCode)
+			}
+			return nil
+		})
+	}
+}
+
+// The real binary as deployed: `version` prints what the build injected; `start` with the
+// manifest's args and env under the operator's ServiceAccount and a read-only root runs
+// controllercmd with leader election, answers its probes, writes the ClusterCSIDriver status, names
+// its Deployment in events, and stops on SIGTERM.
+func TestBinaryRunsAsDeployed(t *testing.T) {
+	bin := operatorBinary(t)
 	out, err := exec.Command(bin, "version").CombinedOutput()
 	if err != nil {
 		t.Fatalf("version: %v\n%s", err, out)
@@ -48,74 +207,121 @@ func TestBinaryVersionAndStart(t *testing.T) {
 	}
 
 	world.CreateClusterCSIDriver(t, operatorv1.Managed)
-	port, err := framework.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	logFile := filepath.Join(t.TempDir(), "operator.log")
-	logOut, err := os.Create(logFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logOut.Close()
-	cmd := exec.Command(bin, "start", "--kubeconfig", world.Kubeconfig, "--namespace", names.OperatorNamespace,
-		"--listen", "127.0.0.1:"+strconv.Itoa(port), "-v=2")
-	cmd.Stdout, cmd.Stderr = logOut, logOut
-	cmd.Env = os.Environ()
-	for k, v := range framework.TestImages {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	stopped := false
-	t.Cleanup(func() {
-		if !stopped {
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-		if t.Failed() {
-			b, _ := os.ReadFile(logFile)
-			t.Logf("operator binary log:\n%s", b)
-		}
-	})
-
+	run := startBinary(t, "")
+	run.waitHealthy(t)
 	world.WaitForCondition(t, "ManagementStateDegraded", operatorv1.ConditionFalse)
 	framework.Eventually(t, framework.DefaultTimeout, "the leader election lease", func(ctx context.Context) error {
-		leases, err := world.Kube.CoordinationV1().Leases(names.OperatorNamespace).List(ctx, metav1.ListOptions{})
+		l, err := world.Kube.CoordinationV1().Leases(names.OperatorNamespace).Get(ctx, names.OperatorName+"-lock", metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
-		for _, l := range leases.Items {
-			if strings.Contains(l.Name, names.OperatorName) && l.Spec.HolderIdentity != nil && *l.Spec.HolderIdentity != "" {
-				return nil
-			}
-		}
-		return fmt.Errorf("no held lease named after %s among %d", names.OperatorName, len(leases.Items))
-	})
-	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{
-		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // self-signed serving cert
-	framework.Eventually(t, framework.DefaultTimeout, "/healthz", func(ctx context.Context) error {
-		resp, err := client.Get(fmt.Sprintf("https://127.0.0.1:%d/healthz", port))
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("status %d", resp.StatusCode)
+		if l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity == "" {
+			return fmt.Errorf("lease %s is not held", l.Name)
 		}
 		return nil
 	})
+	framework.Eventually(t, framework.DefaultTimeout, "an event naming the operator's Deployment", func(ctx context.Context) error {
+		evs, err := world.Kube.CoreV1().Events(names.OperatorNamespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		for _, e := range evs.Items {
+			if e.InvolvedObject.Kind == "Deployment" && e.InvolvedObject.Name == names.OperatorName {
+				return nil
+			}
+		}
+		return fmt.Errorf("none among %d events", len(evs.Items))
+	})
+	if err := run.terminate(t); err != nil {
+		b, _ := os.ReadFile(run.logFile)
+		t.Errorf("exit after SIGTERM: %v\n%s", err, lastLines(string(b), 40))
+	}
+	if b, _ := os.ReadFile(run.logFile); strings.Contains(string(b), "forbidden") {
+		t.Errorf("the operator was refused a request under its ServiceAccount:\n%s", grepLines(string(b), "forbidden"))
+	}
+}
 
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+func grepLines(s, substr string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, substr) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// With a cluster-wide proxy, the operator's own Keystone and Manila client goes through it: the
+// cloud's host name resolves only at the proxy, so finding Manila proves every request went through.
+// The operand gets the proxy from library-go's observed-proxy hooks.
+func TestBinaryThroughClusterProxy(t *testing.T) {
+	const host = "openstack.manila.test"
+	proxy := framework.StartForwardProxy(t, map[string]string{host: "127.0.0.1"})
+	ctx := context.Background()
+	setProxy := func(status configv1.ProxyStatus) {
+		framework.Eventually(t, framework.DefaultTimeout, "Proxy/cluster", func(ctx context.Context) error {
+			p, err := world.ConfigV1.ConfigV1().Proxies().Get(ctx, "cluster", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			p.Spec = configv1.ProxySpec{HTTPProxy: status.HTTPProxy, HTTPSProxy: status.HTTPSProxy, NoProxy: status.NoProxy}
+			if p, err = world.ConfigV1.ConfigV1().Proxies().Update(ctx, p, metav1.UpdateOptions{}); err != nil {
+				return err
+			}
+			p.Status = status
+			_, err = world.ConfigV1.ConfigV1().Proxies().UpdateStatus(ctx, p, metav1.UpdateOptions{})
+			return err
+		})
+	}
+	setProxy(configv1.ProxyStatus{HTTPProxy: proxy.URL, HTTPSProxy: proxy.URL, NoProxy: ".cluster.local,.svc,localhost,127.0.0.1"})
+	t.Cleanup(func() { setProxy(configv1.ProxyStatus{}) })
+
+	if err := world.OpenStack.RemoveManilaFromCatalog(ctx); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-exited:
-		stopped = true
-	case <-time.After(60 * time.Second):
-		t.Fatalf("the operator did not exit within 60s of SIGTERM")
+	if err := world.OpenStack.RegisterManilaInCatalogAt(ctx, host); err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		if err := world.OpenStack.RemoveManilaFromCatalog(context.Background()); err != nil {
+			t.Error(err)
+		}
+		if err := world.OpenStack.RegisterManilaInCatalog(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	if err := world.WriteCloudCredentials(ctx, world.OpenStack.CloudsYAMLAt(host)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := world.WriteCloudCredentials(context.Background(), world.OpenStack.CloudsYAML()); err != nil {
+			t.Error(err)
+		}
+	})
+	world.ResetOperand(t)
+	createShareType(t, framework.ShareTypeSpec{Name: "default"})
+	world.CreateClusterCSIDriver(t, operatorv1.Managed)
+
+	env, err := world.ProxyEnv(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	startBinary(t, "", env...)
+	world.WaitForNoCondition(t, "ManilaControllerDisabled")
+	world.WaitForCondition(t, "ManilaControllerDegraded", operatorv1.ConditionFalse)
+	if proxy.Requests(host) == 0 {
+		t.Errorf("Manila was found without a request through the proxy")
+	}
+	world.WaitForDeployment(t, func(d *appsv1.Deployment) error {
+		for _, c := range d.Spec.Template.Spec.Containers {
+			if c.Name == "csi-driver" {
+				for _, e := range c.Env {
+					if e.Name == "HTTPS_PROXY" && e.Value == proxy.URL {
+						return nil
+					}
+				}
+			}
+		}
+		return fmt.Errorf("the driver container has no HTTPS_PROXY=%s", proxy.URL)
+	})
 }

@@ -75,6 +75,11 @@ type Controller struct {
 
 // NewController returns the factory controller.
 func NewController(d Deps) factory.Controller {
+	_, ctrl := newController(d)
+	return ctrl
+}
+
+func newController(d Deps) (*Controller, factory.Controller) {
 	if d.Grace == 0 {
 		d.Grace = 30 * time.Second
 	}
@@ -86,7 +91,7 @@ func NewController(d Deps) factory.Controller {
 		configMaps:   d.OperandConfigMaps.Lister().ConfigMaps(names.OperandNamespace),
 		namespaces:   d.Namespaces.Lister(),
 	}
-	return factory.New().
+	return c, factory.New().
 		WithSync(c.sync).
 		WithFilteredEventsInformers(factory.NamesFilter(names.CloudCredentialsSecret), d.OperatorSecrets.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(names.CloudConfigMap), d.CloudConfig.Informer()).

@@ -1,0 +1,86 @@
+package secretsync
+
+import (
+	"context"
+	"testing"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/utils/clock"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+)
+
+const clouds = `clouds:
+  openstack:
+    auth:
+      auth_url: http://keystone.example:5000/v3
+      username: u
+      password: p
+      project_name: p
+      user_domain_name: Default
+`
+
+// Without the operand namespace, or while not Managed, one sync sends no request at all: no failing
+// creates into a missing namespace (on every OpenStack cluster without Manila), no write when Unmanaged.
+func TestSyncSendsNothing(t *testing.T) {
+	source := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: names.CloudCredentialsSecret, Namespace: names.OperatorNamespace},
+		Data: map[string][]byte{names.CloudsYAMLKey: []byte(clouds)}}
+	operandNS := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: names.OperandNamespace}}
+	for _, tc := range []struct {
+		name      string
+		state     operatorv1.ManagementState
+		namespace bool
+		wantWrite bool
+	}{
+		{name: "Managed, no operand namespace", state: operatorv1.Managed},
+		{name: "Unmanaged", state: operatorv1.Unmanaged, namespace: true},
+		{name: "Removed", state: operatorv1.Removed, namespace: true},
+		{name: "Managed with the namespace writes the driver secret", state: operatorv1.Managed, namespace: true, wantWrite: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := []runtime.Object{source}
+			if tc.namespace {
+				objs = append(objs, operandNS)
+			}
+			client := fake.NewClientset(objs...)
+			inf := informers.NewSharedInformerFactory(client, 0)
+			d := Deps{
+				OperatorClient:    v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: tc.state}, &operatorv1.OperatorStatus{}, nil),
+				OperatorSecrets:   inf.Core().V1().Secrets(),
+				CloudConfig:       inf.Core().V1().ConfigMaps(),
+				OperandSecrets:    inf.Core().V1().Secrets(),
+				OperandConfigMaps: inf.Core().V1().ConfigMaps(),
+				Namespaces:        inf.Core().V1().Namespaces(),
+				Client:            client.CoreV1(),
+				Recorder:          events.NewInMemoryRecorder("test", clock.RealClock{}),
+				Clock:             clock.RealClock{},
+			}
+			c, _ := newController(d) // also registers the informers
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			inf.Start(ctx.Done())
+			inf.WaitForCacheSync(ctx.Done())
+			client.ClearActions()
+			if err := c.sync(ctx, factory.NewSyncContext("test", d.Recorder)); err != nil {
+				t.Fatal(err)
+			}
+			var writes []string
+			for _, a := range client.Actions() {
+				if a.GetVerb() != "list" && a.GetVerb() != "watch" {
+					writes = append(writes, a.GetVerb()+" "+a.GetResource().Resource)
+				}
+			}
+			if tc.wantWrite != (len(writes) > 0) {
+				t.Errorf("requests %v, want a write: %v", writes, tc.wantWrite)
+			}
+		})
+	}
+}
