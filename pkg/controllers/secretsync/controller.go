@@ -42,9 +42,9 @@ type Deps struct {
 	OperandConfigMaps corev1informers.ConfigMapInformer
 	// Namespaces tells whether the operand namespace exists; nothing is written until it does.
 	Namespaces corev1informers.NamespaceInformer
-	Client            corev1client.CoreV1Interface
-	Recorder          events.Recorder
-	Clock             clock.PassiveClock
+	Client     corev1client.CoreV1Interface
+	Recorder   events.Recorder
+	Clock      clock.PassiveClock
 	// Grace is how long a missing source secret is waited for before Degraded (default 30 s).
 	Grace time.Duration
 }
