@@ -50,12 +50,15 @@ type Target struct {
 	Driver string // the container that gets mounts when an entry names none
 }
 
-// Targets are the operand's workloads.
-var Targets = []Target{
-	{Name: ControllerPlugin, Group: Controller, Driver: "csi-driver"},
-	{Name: NodePlugin, Group: Node, Driver: "csi-driver"},
-	{Name: NFSNodePlugin, Group: Node, Driver: "csi-driver"},
-}
+// The operand's workloads as targets.
+var (
+	ControllerTarget = Target{Name: ControllerPlugin, Group: Controller, Driver: "csi-driver"}
+	NodeTarget       = Target{Name: NodePlugin, Group: Node, Driver: "csi-driver"}
+	NFSNodeTarget    = Target{Name: NFSNodePlugin, Group: Node, Driver: "csi-driver"}
+)
+
+// Targets are all of the operand's workloads.
+var Targets = []Target{ControllerTarget, NodeTarget, NFSNodeTarget}
 
 // TargetNamed returns the target for a workload name.
 func TargetNamed(name string) (Target, bool) {

@@ -16,7 +16,7 @@ func entry(source string, propagation ...PropagationType) Entry {
 }
 
 func TestPropagate(t *testing.T) {
-	controller, node, nfs := Targets[0], Targets[1], Targets[2]
+	controller, node, nfs := ControllerTarget, NodeTarget, NFSNodeTarget
 	tests := []struct {
 		name  string
 		entry Entry
@@ -54,7 +54,7 @@ func podSpec() *corev1.PodSpec {
 }
 
 func TestApply(t *testing.T) {
-	node := Targets[1]
+	node := NodeTarget
 	spec := podSpec()
 	sidecar := entry("side", Node)
 	sidecar.Containers = []string{"csi-driver", "csi-provisioner"}
@@ -73,7 +73,7 @@ func TestApply(t *testing.T) {
 }
 
 func TestApplyErrors(t *testing.T) {
-	node := Targets[1]
+	node := NodeTarget
 	dupVolume := entry("a")
 	dupVolume.Volumes[0].Name = "socket-dir"
 	dupPath := entry("b")

@@ -47,23 +47,24 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 		replicasHook,
 		hooks.DeploymentNoPlaceholders,
 	}
-	controllerMounts, mountInformers := mounts.Deployment(extramounts.Targets[0])
+	controllerMounts, mountInformers := mounts.Deployment(extramounts.ControllerTarget)
 	deploymentHooks = append(deploymentHooks, controllerMounts)
-	// Both workload kinds re-sync on the operand's ConfigMaps and Secrets (CA, hashes) and on the mounts' inputs.
-	workloadInformers := append([]factory.Informer{operandConfigMaps.Informer(), operandSecrets.Informer()}, mountInformers...)
-	deploymentInformers := slices.Concat(workloadInformers, replicasInformers)
-	daemonSetHooks := func(target extramounts.Target, more ...csidrivernodeservicecontroller.DaemonSetHookFunc) []csidrivernodeservicecontroller.DaemonSetHookFunc {
-		mountHook, _ := mounts.DaemonSet(target)
+	// Both workload kinds re-sync on the operand's ConfigMaps and Secrets (CA, hashes) and on their
+	// hooks' own informers.
+	workloadInformers := []factory.Informer{operandConfigMaps.Informer(), operandSecrets.Informer()}
+	deploymentInformers := slices.Concat(workloadInformers, mountInformers, replicasInformers)
+	daemonSetHooks := func(target extramounts.Target, more ...csidrivernodeservicecontroller.DaemonSetHookFunc) ([]csidrivernodeservicecontroller.DaemonSetHookFunc, []factory.Informer) {
+		mountHook, mountInformers := mounts.DaemonSet(target)
 		return append([]csidrivernodeservicecontroller.DaemonSetHookFunc{
 			csidrivernodeservicecontroller.WithObservedProxyDaemonSetHook(),
 			csidrivernodeservicecontroller.WithCABundleDaemonSetHook(names.OperandNamespace, hooks.TrustedCAConfigMap, operandConfigMaps),
 			mountHook,
 			hooks.DaemonSetNoPlaceholders,
-		}, more...)
+		}, more...), slices.Concat(workloadInformers, mountInformers)
 	}
-	daemonSetInformers := workloadInformers
-	nodeHooks := daemonSetHooks(extramounts.Targets[1],
+	nodeHooks, nodeInformers := daemonSetHooks(extramounts.NodeTarget,
 		csidrivernodeservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, operandSecrets))
+	nfsHooks, nfsInformers := daemonSetHooks(extramounts.NFSNodeTarget)
 
 	set := csicontrollerset.NewCSIControllerSet(c.operatorClient, recorder).
 		WithStaticResourcesController("ManilaDriverStaticResourcesController", c.kube, c.dynamic, c.kubeInformers, render,
@@ -72,15 +73,15 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 		WithCSIDriverControllerService("ManilaDriverControllerServiceController", render, assets.ControllerDeployment,
 			c.kube, operandInformers, c.configInformer, deploymentInformers, deploymentHooks...).
 		WithCSIDriverNodeService("ManilaDriverNodeServiceController", render, assets.NodeDaemonSet,
-			c.kube, operandInformers, daemonSetInformers, nodeHooks...)
+			c.kube, operandInformers, nodeInformers, nodeHooks...)
 
 	nfsManifest, err := render(assets.NFSNodeDaemonSet)
 	if err != nil {
 		panic(err) // embedded asset: a missing one is a build defect caught by the golden tests
 	}
 	nfsNode := csidrivernodeservicecontroller.NewCSIDriverNodeServiceController("NFSDriverNodeServiceController",
-		nfsManifest, recorder, c.operatorClient, c.kube, operandInformers.Apps().V1().DaemonSets(), daemonSetInformers,
-		daemonSetHooks(extramounts.Targets[2])...)
+		nfsManifest, recorder, c.operatorClient, c.kube, operandInformers.Apps().V1().DaemonSets(), nfsInformers,
+		nfsHooks...)
 
 	crdExists := func(name string) func() bool {
 		return func() bool {
