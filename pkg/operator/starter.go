@@ -75,7 +75,7 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 		OperatorClient: c.operatorClient, OperatorSecrets: operatorNS.Secrets(), CloudConfig: cloudConfigNS.ConfigMaps(),
 		OperandSecrets: operandNS.Secrets(), OperandConfigMaps: operandNS.ConfigMaps(), Client: c.kube.CoreV1(),
 		Namespaces: c.kubeInformers.InformersFor(names.OperandNamespace).Core().V1().Namespaces(),
-		Recorder: cc.EventRecorder, Clock: clk, Grace: o.SecretGrace,
+		Recorder:   cc.EventRecorder, Clock: clk, Grace: o.SecretGrace,
 	})
 	listings := &sharetypes.Store{}
 
