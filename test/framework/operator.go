@@ -148,6 +148,10 @@ func (w *World) RunOperatorWith(t testing.TB, opts *operator.Options, counter *R
 	}
 	t.Cleanup(func() {
 		running.Stop()
+		// The operator runs as its ServiceAccount: any refused request is a missing RBAC rule.
+		if denied := linesWith(logs.String(), "is forbidden"); denied != "" {
+			t.Errorf("the operator was refused requests under its ServiceAccount (a missing rule in manifests/):\n%s", denied)
+		}
 		if t.Failed() {
 			t.Logf("operator log (last 200 lines):\n%s", tail(logs.String(), 200))
 		}
@@ -160,6 +164,16 @@ func protoConfig(cfg *rest.Config) *rest.Config {
 	c.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
 	c.ContentType = "application/vnd.kubernetes.protobuf"
 	return c
+}
+
+func linesWith(s, substr string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, substr) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 func tail(s string, n int) string {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	appsv1 "k8s.io/api/apps/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -46,7 +47,8 @@ func waitForCSIDriver(t *testing.T) *storagev1.CSIDriver {
 }
 
 // Once Manila has been found, a new operator process reconciles the operand at once, even while
-// Keystone is down: a deleted CSIDriver comes back and an edited image is reverted.
+// Keystone is down: a deleted CSIDriver comes back, an edited image is reverted, and a Degraded
+// condition a stopped instance left behind is cleared.
 func TestRestartDuringOutageReconcilesOperandAtOnce(t *testing.T) {
 	first := startOperator(t, "", framework.ShareTypeSpec{Name: "default"})
 	world.WaitForDeployment(t, driverImageIs(driverImage))
@@ -72,9 +74,24 @@ func TestRestartDuringOutageReconcilesOperandAtOnce(t *testing.T) {
 		}
 	})
 
+	// What a stopped instance may leave behind: a Degraded condition from a sync that ran before the
+	// TLS profile was observed. Only a running deployment controller clears it.
+	const stale = "ManilaDriverControllerServiceControllerDegraded"
+	framework.Eventually(t, framework.DefaultTimeout, "a stale condition", func(ctx context.Context) error {
+		d, err := world.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		v1helpers.SetOperatorCondition(&d.Status.Conditions, operatorv1.OperatorCondition{Type: stale, Status: operatorv1.ConditionTrue,
+			Reason: "SyncError", Message: "container csi-driver: ${TLS_CIPHER_SUITES} is not filled in yet"})
+		_, err = world.Operator.OperatorV1().ClusterCSIDrivers().UpdateStatus(ctx, d, metav1.UpdateOptions{})
+		return err
+	})
+
 	second := world.RunOperator(t)
 	waitForCSIDriver(t)
 	world.WaitForDeployment(t, driverImageIs(driverImage))
+	world.WaitForCondition(t, stale, operatorv1.ConditionFalse)
 	if !strings.Contains(second.Logs.String(), "Manila was found at") {
 		t.Errorf("the new process did not start the operand from the recorded promise")
 	}
