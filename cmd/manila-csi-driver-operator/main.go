@@ -36,15 +36,21 @@ func newRootCommand() *cobra.Command {
 
 func newStartCommand() *cobra.Command {
 	opts := operator.DefaultOptions()
-	cmd := controllercmd.NewControllerCommandConfig(
+	config := controllercmd.NewControllerCommandConfig(
 		names.OperatorName,
 		version.Get(),
 		opts.Run,
 		clock.RealClock{},
-	).NewCommandWithContext(context.Background())
+	)
+	cmd := config.NewCommandWithContext(context.Background())
 	cmd.Use = "start"
 	cmd.Short = "Start the operator"
 	opts.AddFlags(cmd.Flags())
+	// Zero keeps library-go's defaults (137 s, 107 s, 26 s): a replacement for a killed process waits
+	// up to 163 s for its lease. Single-node clusters lengthen them; tests shorten them.
+	cmd.Flags().DurationVar(&config.LeaseDuration.Duration, "leader-election-lease-duration", 0, "how long a leader's lease lasts without renewal (0: library-go's default)")
+	cmd.Flags().DurationVar(&config.RenewDeadline.Duration, "leader-election-renew-deadline", 0, "how long the leader keeps trying to renew (0: library-go's default)")
+	cmd.Flags().DurationVar(&config.RetryPeriod.Duration, "leader-election-retry-period", 0, "how often candidates try to acquire the lease (0: library-go's default)")
 	return cmd
 }
 

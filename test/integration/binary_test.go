@@ -68,9 +68,9 @@ type binaryRun struct {
 // startBinary starts the built binary with exactly the args and environment of the manifest's
 // Deployment, except what a pod gets from its cluster: the listen address moved to a free loopback
 // port, --kubeconfig with the ServiceAccount's token (in a pod, the mounted token), POD_NAME of a
-// Pod of that Deployment, configFile as --config when set, extraEnv (e.g. the CVO's proxy variables). The root file system is
+// Pod of that Deployment, extraArgs, extraEnv (e.g. the CVO's proxy variables). The root file system is
 // read-only and only TMPDIR, a fresh tmpfs standing in for the emptyDir, is writable.
-func startBinary(t *testing.T, configFile string, extraEnv ...string) *binaryRun {
+func startBinary(t *testing.T, extraArgs []string, extraEnv ...string) *binaryRun {
 	t.Helper()
 	bin := operatorBinary(t)
 	d := operatorDeployment(t)
@@ -91,9 +91,7 @@ func startBinary(t *testing.T, configFile string, extraEnv ...string) *binaryRun
 		args = append(args, a)
 	}
 	args = append(args, "--kubeconfig", kubeconfig)
-	if configFile != "" {
-		args = append(args, "--config", configFile)
-	}
+	args = append(args, extraArgs...)
 	emptyDir := t.TempDir()
 	env := []string{"PATH=" + os.Getenv("PATH"), "POD_NAME=" + world.OperatorPod(t)}
 	for _, e := range c.Env {
@@ -118,7 +116,7 @@ func startBinary(t *testing.T, configFile string, extraEnv ...string) *binaryRun
 	r := &binaryRun{cmd: cmd, exited: make(chan error, 1), port: port, logFile: logFile}
 	go func() { r.exited <- cmd.Wait(); logOut.Close() }()
 	t.Cleanup(func() {
-		r.kill()
+		r.stop()
 		if t.Failed() {
 			b, _ := os.ReadFile(logFile)
 			t.Logf("operator binary log (last 150 lines):\n%s", lastLines(string(b), 150))
@@ -151,6 +149,21 @@ func (r *binaryRun) kill() {
 	}
 	_ = r.cmd.Process.Signal(syscall.SIGKILL)
 	<-r.exited
+	r.done = true
+}
+
+// stop ends the process as the kubelet does, SIGTERM then SIGKILL after 30 s, so its lease is released.
+func (r *binaryRun) stop() {
+	if r.done {
+		return
+	}
+	_ = r.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-r.exited:
+	case <-time.After(30 * time.Second):
+		_ = r.cmd.Process.Signal(syscall.SIGKILL)
+		<-r.exited
+	}
 	r.done = true
 }
 
@@ -207,7 +220,7 @@ func TestBinaryRunsAsDeployed(t *testing.T) {
 	}
 
 	world.CreateClusterCSIDriver(t, operatorv1.Managed)
-	run := startBinary(t, "")
+	run := startBinary(t, nil)
 	run.waitHealthy(t)
 	world.WaitForCondition(t, "ManagementStateDegraded", operatorv1.ConditionFalse)
 	framework.Eventually(t, framework.DefaultTimeout, "the leader election lease", func(ctx context.Context) error {
@@ -306,7 +319,7 @@ func TestBinaryThroughClusterProxy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	startBinary(t, "", env...)
+	startBinary(t, nil, env...)
 	world.WaitForNoCondition(t, "ManilaControllerDisabled")
 	world.WaitForCondition(t, "ManilaControllerDegraded", operatorv1.ConditionFalse)
 	if proxy.Requests(host) == 0 {

@@ -3,8 +3,6 @@ package integration
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -123,7 +121,7 @@ func TestRestartKeepsLastValidConfig(t *testing.T) {
 	if !strings.Contains(cond.Message, "unknownSetting") || !strings.Contains(cond.Message, "last valid configuration stays in force") {
 		t.Errorf("condition %q", cond.Message)
 	}
-	framework.Consistently(t, 5*time.Second, "the node plugins keep the admin's mounts", func(ctx context.Context) error {
+	framework.Consistently(t, 5*time.Second, "all three workloads keep the admin's mounts", func(ctx context.Context) error {
 		for name, before := range map[string]*appsv1.DaemonSet{framework.NodeDaemonSet: node, framework.NFSNodeDaemonSet: nfs} {
 			ds, err := world.Kube.AppsV1().DaemonSets(names.OperandNamespace).Get(ctx, name, metav1.GetOptions{})
 			if err != nil {
@@ -133,7 +131,11 @@ func TestRestartKeepsLastValidConfig(t *testing.T) {
 				return fmt.Errorf("%s changed (generation %d -> %d)", name, before.Generation, ds.Generation)
 			}
 		}
-		return nil
+		d, err := world.Kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, framework.ControllerDeployment, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		return wantMounts(d.Spec.Template.Spec, map[string]string{"site-policy": "/etc/site-policy"})
 	})
 }
 
@@ -335,7 +337,7 @@ func watchDeletions(t *testing.T) func() []string {
 // SIGKILLed at three moments of its convergence, as an OOM kill or a node loss would, the binary as
 // deployed is replaced by a new process that converges; once converged, a kill and a restart delete
 // or recreate nothing. Leader election makes each new process wait for the dead one's lease: the
-// only change to the manifest's arguments is a shorter lease (--config), to keep the test short.
+// only change to the manifest's arguments is a shorter lease, to keep the test short.
 func TestBinaryKilledMidConvergence(t *testing.T) {
 	world.ResetOperand(t)
 	world.ResetStorageClasses(t)
@@ -343,18 +345,21 @@ func TestBinaryKilledMidConvergence(t *testing.T) {
 	createShareType(t, framework.ShareTypeSpec{Name: "silver"})
 	world.CreateClusterCSIDriver(t, operatorv1.Managed)
 	image := manifestEnv(t, "DRIVER_IMAGE")
-	config := shortLeaseConfig(t)
-	for _, moment := range []time.Duration{time.Second, 3 * time.Second, 6 * time.Second} {
-		run := startBinary(t, "", config)
-		time.Sleep(moment) // the moment of the kill, not a wait for a result
+	holder := ""
+	for _, moment := range []time.Duration{0, 700 * time.Millisecond, 1500 * time.Millisecond} {
+		run := startBinary(t, shortLease)
+		holder = waitForNewLeader(t, holder)
+		time.Sleep(moment) // the moment of the kill after it became leader, not a wait for a result
 		run.kill()
 	}
-	run := startBinary(t, "", config)
+	run := startBinary(t, shortLease)
+	holder = waitForNewLeader(t, holder)
 	converged(t, image)
 	before := ownedUIDs(t)
 	deletions := watchDeletions(t)
 	run.kill()
-	startBinary(t, "", config)
+	startBinary(t, shortLease)
+	waitForNewLeader(t, holder)
 	world.WaitForCondition(t, "ManilaControllerDegraded", operatorv1.ConditionFalse)
 	converged(t, image)
 	world.WaitForNoCondition(t, "ManilaControllerDisabled")
@@ -369,6 +374,25 @@ func TestBinaryKilledMidConvergence(t *testing.T) {
 	}
 }
 
+// waitForNewLeader waits until the operator's lease is held by someone other than previous, and
+// returns the new holder.
+func waitForNewLeader(t *testing.T, previous string) string {
+	t.Helper()
+	holder := ""
+	framework.Eventually(t, framework.DefaultTimeout, "a new leader", func(ctx context.Context) error {
+		l, err := world.Kube.CoordinationV1().Leases(names.OperatorNamespace).Get(ctx, names.OperatorName+"-lock", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity == "" || *l.Spec.HolderIdentity == previous {
+			return fmt.Errorf("lease held by %v", l.Spec.HolderIdentity)
+		}
+		holder = *l.Spec.HolderIdentity
+		return nil
+	})
+	return holder
+}
+
 func manifestEnv(t *testing.T, name string) string {
 	t.Helper()
 	for _, e := range operatorDeployment(t).Spec.Template.Spec.Containers[0].Env {
@@ -380,19 +404,6 @@ func manifestEnv(t *testing.T, name string) string {
 	return ""
 }
 
-// shortLeaseConfig writes a controllercmd config with a 10 s lease instead of the default 137 s.
-func shortLeaseConfig(t *testing.T) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "config.yaml")
-	err := os.WriteFile(path, []byte(`apiVersion: operator.openshift.io/v1alpha1
-kind: GenericOperatorConfig
-leaderElection:
-  leaseDuration: 10s
-  renewDeadline: 7s
-  retryPeriod: 2s
-`), 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
+// shortLease are the leader-election flags that make a killed process's lease expire in 10 s
+// instead of library-go's 137 s.
+var shortLease = []string{"--leader-election-lease-duration=10s", "--leader-election-renew-deadline=7s", "--leader-election-retry-period=2s"}
