@@ -140,8 +140,9 @@ func TestRestartKeepsLastValidConfig(t *testing.T) {
 }
 
 // Unmanaged means no writes at all: a class edit, a deleted class and a changed driver secret stay
-// as the admin left them; back to Managed, all three are reconciled.
-func TestUnmanagedWritesNothing(t *testing.T) {
+// as the admin left them; back to Managed, all three are reconciled. Removed is reported as
+// unsupported and writes nothing either.
+func TestUnmanagedAndRemovedWriteNothing(t *testing.T) {
 	startOperator(t, "", framework.ShareTypeSpec{Name: "gold"}, framework.ShareTypeSpec{Name: "silver"})
 	world.WaitForStorageClass(t, "csi-manila-gold", nil)
 	world.WaitForStorageClass(t, "csi-manila-silver", nil)
@@ -192,6 +193,26 @@ func TestUnmanagedWritesNothing(t *testing.T) {
 		}
 		return nil
 	})
+
+	// Removed is not supported (the driver must stay so volumes can unmount): library-go's
+	// management-state controller says so, and nothing is written either.
+	world.UpdateClusterCSIDriver(t, func(d *operatorv1.ClusterCSIDriver) { d.Spec.ManagementState = operatorv1.Removed })
+	cond := world.WaitForCondition(t, "ManagementStateDegraded", operatorv1.ConditionTrue)
+	if cond.Reason != "Removed" {
+		t.Errorf("ManagementStateDegraded reason %q, want Removed", cond.Reason)
+	}
+	if err := world.Kube.StorageV1().StorageClasses().Delete(context.Background(), "csi-manila-gold", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Consistently(t, 5*time.Second, "Removed: the deleted class stays deleted", func(ctx context.Context) error {
+		if _, err := world.Kube.StorageV1().StorageClasses().Get(ctx, "csi-manila-gold", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("the deleted class is back (err=%v)", err)
+		}
+		return nil
+	})
+	world.UpdateClusterCSIDriver(t, func(d *operatorv1.ClusterCSIDriver) { d.Spec.ManagementState = operatorv1.Managed })
+	world.WaitForStorageClass(t, "csi-manila-gold", nil)
+	world.WaitForCondition(t, "ManagementStateDegraded", operatorv1.ConditionFalse)
 }
 
 func ptrTo[T any](v T) *T { return &v }
