@@ -95,6 +95,9 @@ func Plan(in Input) Result {
 			r.Actions = append(r.Actions, Action{Kind: Delete, Class: sc})
 		} else if _, marked := sc.Annotations[StaleAnnotation]; !marked {
 			marked := sc.DeepCopy()
+			if marked.Annotations == nil {
+				marked.Annotations = map[string]string{}
+			}
 			marked.Annotations[StaleAnnotation] = in.Now.UTC().Format(time.RFC3339)
 			r.Actions = append(r.Actions, Action{Kind: Update, Class: marked})
 		}

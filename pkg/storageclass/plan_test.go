@@ -29,6 +29,9 @@ func TestPlan(t *testing.T) {
 	foreign.Name = gold.Name
 	markedBronze := bronze.DeepCopy()
 	markedBronze.Annotations[StaleAnnotation] = "earlier"
+	// An admin-made class with the owner label and no annotations at all.
+	bare := &storagev1.StorageClass{}
+	bare.Name, bare.Labels = "csi-manila-admin-made", bronze.Labels
 
 	listed := map[string]bool{"1": true, "2": true}
 	tests := []struct {
@@ -56,6 +59,8 @@ func TestPlan(t *testing.T) {
 			existing: []*storagev1.StorageClass{foreign}, want: map[string]ActionKind{}},
 		{name: "foreign class in the way", existing: []*storagev1.StorageClass{foreign, silver},
 			want: map[string]ActionKind{}, wantConflicts: 1},
+		{name: "an owned class without annotations is marked stale", existing: []*storagev1.StorageClass{gold, silver, bare},
+			want: map[string]ActionKind{bare.Name: Update}, wantStale: 1},
 		{name: "stale class gets marked", existing: []*storagev1.StorageClass{gold, silver, bronze},
 			want: map[string]ActionKind{bronze.Name: Update}, wantStale: 1},
 		{name: "marked stale class is left until pruning", existing: []*storagev1.StorageClass{gold, silver, markedBronze},

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	corev1informers "k8s.io/client-go/informers/core/v1"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/guard"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/state"
 )
@@ -48,7 +49,7 @@ type Deps struct {
 func NewController(d Deps) factory.Controller {
 	c := &Controller{d: d}
 	return factory.New().
-		WithSync(c.sync).
+		WithSync(guard.Sync(ControllerName, c.d.OperatorClient, c.sync)).
 		WithFilteredEventsInformers(factory.NamesFilter(operatorconfig.ConfigMapName, state.ConfigMapName), d.ConfigMaps.Informer()).
 		WithInformers(d.OperatorClient.Informer()).
 		ToController(ControllerName, d.Recorder.WithComponentSuffix("operator-config"))

@@ -20,6 +20,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/guard"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
@@ -99,7 +100,7 @@ func NewController(cfg Config, operatorClient v1helpers.OperatorClient, secretIn
 		clock:          clk,
 	}
 	return factory.New().
-		WithSync(c.sync).
+		WithSync(guard.Sync(ControllerName, operatorClient, c.sync)).
 		WithInformers(operatorClient.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(names.CloudCredentialsSecret), secretInformer.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(operatorconfig.ConfigMapName), operatorConfigMaps.Informer()).

@@ -22,6 +22,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/cloudcredentials"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/guard"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 )
@@ -92,7 +93,7 @@ func newController(d Deps) (*Controller, factory.Controller) {
 		namespaces:   d.Namespaces.Lister(),
 	}
 	return c, factory.New().
-		WithSync(c.sync).
+		WithSync(guard.Sync(ControllerName, d.OperatorClient, c.sync)).
 		WithFilteredEventsInformers(factory.NamesFilter(names.CloudCredentialsSecret), d.OperatorSecrets.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(names.CloudConfigMap), d.CloudConfig.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(names.DriverSecret), d.OperandSecrets.Informer()).

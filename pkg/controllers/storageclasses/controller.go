@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/guard"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
@@ -100,7 +101,7 @@ func NewController(d Deps) factory.Controller {
 	d.Listings.Subscribe(func() { syncCtx.Queue().Add(factory.DefaultQueueKey) })
 	return factory.New().
 		WithSyncContext(syncCtx).
-		WithSync(c.sync).
+		WithSync(guard.Sync(ControllerName, d.OperatorClient, c.sync)).
 		WithFilteredEventsInformers(ours, d.StorageClasses.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(operatorconfig.ConfigMapName), d.ConfigMaps.Informer()).
 		WithInformers(d.ClusterCSIDriverInformer).

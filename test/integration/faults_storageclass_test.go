@@ -1,0 +1,47 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/storageclasses"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
+	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
+)
+
+// An admin-made class with the operator's owner label and no annotations at all (so no share type)
+// is marked stale like any owned class whose type is gone; the sync does not die on it, so a share
+// type created afterwards still gets its class, and Degraded stays False throughout.
+func TestOwnedClassWithoutAnnotations(t *testing.T) {
+	startOperator(t, "", framework.ShareTypeSpec{Name: "gold"})
+	world.WaitForStorageClass(t, "csi-manila-gold", nil)
+	bare := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "csi-manila-admin-made",
+		Labels: map[string]string{storageclass.OwnerLabel: storageclass.OwnerLabelValue}}, Provisioner: names.CSIDriverName}
+	if _, err := world.Kube.StorageV1().StorageClasses().Create(context.Background(), bare, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = world.Kube.StorageV1().StorageClasses().Delete(context.Background(), bare.Name, metav1.DeleteOptions{})
+	})
+	world.WaitForStorageClass(t, bare.Name, func(sc *storagev1.StorageClass) error {
+		if _, ok := sc.Annotations[storageclass.StaleAnnotation]; !ok {
+			return fmt.Errorf("not marked stale: %v", sc.Annotations)
+		}
+		return nil
+	})
+	createShareType(t, framework.ShareTypeSpec{Name: "silver"})
+	world.WaitForStorageClass(t, "csi-manila-silver", nil)
+	framework.Consistently(t, 2*time.Second, "no Degraded", func(ctx context.Context) error {
+		if c := world.Condition(t, storageclasses.ConditionDegraded); c != nil && c.Status == operatorv1.ConditionTrue {
+			return fmt.Errorf("%s: %s", c.Reason, c.Message)
+		}
+		return nil
+	})
+}
