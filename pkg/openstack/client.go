@@ -57,7 +57,7 @@ func Connect(ctx context.Context, cloudsYAML []byte, cloudName string, opts Opti
 	}
 	authOpts, err := clientconfig.AuthOptions(clientOpts)
 	if err != nil {
-		return nil, fmt.Errorf("clouds.yaml cloud %s: %w", cloudName, err)
+		return nil, Redact(fmt.Errorf("clouds.yaml cloud %s: %w", cloudName, err))
 	}
 	authOpts.AllowReauth = true
 
@@ -87,7 +87,7 @@ func Connect(ctx context.Context, cloudsYAML []byte, cloudName string, opts Opti
 	provider.HTTPClient = http.Client{Transport: transport, Timeout: timeout}
 	provider.UserAgent.Prepend("manila-csi-driver-operator")
 	if err := gcopenstack.Authenticate(ctx, provider, *authOpts); err != nil {
-		return nil, fmt.Errorf("authentication to Keystone at %s failed: %w", authOpts.IdentityEndpoint, err)
+		return nil, Redact(fmt.Errorf("authentication to Keystone at %s failed: %w", redactURL(authOpts.IdentityEndpoint), err))
 	}
 	availability := gophercloud.AvailabilityPublic
 	if cloud.EndpointType != "" {
@@ -131,7 +131,7 @@ func (c *Client) Manila() (*gophercloud.ServiceClient, error) {
 		if errors.As(err, &notFound) {
 			return nil, ErrNoManilaService
 		}
-		return nil, err
+		return nil, Redact(err)
 	}
 	return client, nil
 }

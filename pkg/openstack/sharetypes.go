@@ -50,7 +50,7 @@ func ListShareTypes(ctx context.Context, manila *gophercloud.ServiceClient, visi
 			return true, nil
 		})
 	if err != nil {
-		return nil, err
+		return nil, Redact(err)
 	}
 	return types, nil
 }
