@@ -23,10 +23,12 @@ const (
 )
 
 // Action is a change and the class it applies: the wanted object for Create, Update and Recreate,
-// the existing one for Delete.
+// the existing one for Delete. Existing is the class a Recreate replaces: its UID and resourceVersion
+// are the delete's preconditions, so a class someone else recreated meanwhile is never deleted.
 type Action struct {
-	Kind  ActionKind
-	Class *storagev1.StorageClass
+	Kind     ActionKind
+	Class    *storagev1.StorageClass
+	Existing *storagev1.StorageClass
 }
 
 // Input is everything Plan decides from.
@@ -75,7 +77,7 @@ func Plan(in Input) Result {
 			r.Conflicts = append(r.Conflicts, w.Class.Name)
 		case !managed:
 		case immutableDiffers(w.Class, existing):
-			r.Actions = append(r.Actions, Action{Kind: Recreate, Class: w.Class})
+			r.Actions = append(r.Actions, Action{Kind: Recreate, Class: w.Class, Existing: existing})
 		default:
 			if updated, changed := merge(existing, w.Class); changed {
 				r.Actions = append(r.Actions, Action{Kind: Update, Class: updated})

@@ -200,7 +200,7 @@ func (c *Controller) apply(ctx context.Context, recorder events.Recorder, action
 				recorder.Eventf("StorageClassUpdated", "Updated StorageClass %s", a.Class.Name)
 			}
 		case storageclass.Recreate:
-			err = api.Delete(ctx, a.Class.Name, metav1.DeleteOptions{})
+			err = api.Delete(ctx, a.Class.Name, preconditions(a.Existing))
 			if err == nil || apierrors.IsNotFound(err) {
 				_, err = api.Create(ctx, a.Class, metav1.CreateOptions{})
 			}
@@ -208,7 +208,7 @@ func (c *Controller) apply(ctx context.Context, recorder events.Recorder, action
 				recorder.Eventf("StorageClassRecreated", "Recreated StorageClass %s: its parameters, reclaimPolicy or volumeBindingMode changed, which a StorageClass cannot update in place; existing volumes are not affected", a.Class.Name)
 			}
 		case storageclass.Delete:
-			err = api.Delete(ctx, a.Class.Name, metav1.DeleteOptions{})
+			err = api.Delete(ctx, a.Class.Name, preconditions(a.Class))
 			if apierrors.IsNotFound(err) {
 				err = nil
 			}
@@ -222,6 +222,14 @@ func (c *Controller) apply(ctx context.Context, recorder events.Recorder, action
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// preconditions make a delete apply only to the very object the plan saw (same UID, unchanged since):
+// a class deleted and recreated by someone else in between, or edited, fails with a conflict and is
+// planned again from the fresh cache.
+func preconditions(seen *storagev1.StorageClass) metav1.DeleteOptions {
+	uid, rv := seen.UID, seen.ResourceVersion
+	return metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid, ResourceVersion: &rv}}
 }
 
 // reportOnce sends one event per skipped share type and per conflicting class while they last.

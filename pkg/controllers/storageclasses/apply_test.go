@@ -1,0 +1,44 @@
+package storageclasses
+
+import (
+	"context"
+	"testing"
+
+	"github.com/openshift/library-go/pkg/operator/events"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/utils/clock"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
+)
+
+// Every delete, for pruning or to recreate, names the UID and resourceVersion the plan saw.
+func TestDeletesCarryPreconditions(t *testing.T) {
+	seen := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "csi-manila-gold", UID: "uid-1", ResourceVersion: "7"}}
+	wanted := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "csi-manila-gold"}}
+	client := fake.NewClientset(seen.DeepCopy())
+	var got []*metav1.Preconditions
+	client.PrependReactor("delete", "storageclasses", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		got = append(got, a.(clienttesting.DeleteActionImpl).DeleteOptions.Preconditions)
+		return false, nil, nil
+	})
+	c := &Controller{client: client.StorageV1(), absent: map[string]int{}}
+	recorder := events.NewInMemoryRecorder("test", clock.RealClock{})
+	for _, a := range []storageclass.Action{
+		{Kind: storageclass.Recreate, Class: wanted, Existing: seen},
+		{Kind: storageclass.Delete, Class: seen},
+	} {
+		_ = c.apply(context.Background(), recorder, []storageclass.Action{a})
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d deletes, want 2", len(got))
+	}
+	for i, p := range got {
+		if p == nil || p.UID == nil || *p.UID != "uid-1" || p.ResourceVersion == nil || *p.ResourceVersion != "7" {
+			t.Errorf("delete %d preconditions %+v, want UID uid-1 and resourceVersion 7", i, p)
+		}
+	}
+}
