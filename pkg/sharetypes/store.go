@@ -9,9 +9,12 @@ import (
 )
 
 // Listing is one successful share-type listing. Seq counts listings since the operator started.
+// Complete is false when the listing may lack share types that exist (only public ones could be
+// listed): such a listing never makes a class stale or counts toward pruning.
 type Listing struct {
-	Seq   uint64
-	Types []openstack.ShareType
+	Seq      uint64
+	Types    []openstack.ShareType
+	Complete bool
 }
 
 // Store keeps the latest listing and tells subscribers when a new one arrives.
@@ -22,13 +25,13 @@ type Store struct {
 }
 
 // Publish records a successful listing (possibly empty) and notifies subscribers.
-func (s *Store) Publish(types []openstack.ShareType) {
+func (s *Store) Publish(types []openstack.ShareType, complete bool) {
 	s.mu.Lock()
 	seq := uint64(1)
 	if s.latest != nil {
 		seq = s.latest.Seq + 1
 	}
-	s.latest = &Listing{Seq: seq, Types: types}
+	s.latest = &Listing{Seq: seq, Types: types, Complete: complete}
 	subs := append([]func(){}, s.subs...)
 	s.mu.Unlock()
 	for _, notify := range subs {

@@ -45,3 +45,32 @@ func TestOwnedClassWithoutAnnotations(t *testing.T) {
 		return nil
 	})
 }
+
+// A listing that may lack private share types (credentials that lost the admin role, or a 403 on the
+// full listing) never prunes nor marks stale: with prune after one listing, the class of a private
+// type created under admin credentials survives many polls under member credentials.
+func TestPartialListingNeverPrunes(t *testing.T) {
+	ctx := context.Background()
+	startOperator(t, "storageClasses:\n  prune: true\n  pruneAfterListings: 1\n",
+		framework.ShareTypeSpec{Name: "open"}, framework.ShareTypeSpec{Name: "secretive", Private: true})
+	world.WaitForStorageClass(t, "csi-manila-secretive", nil)
+	clouds, err := world.OpenStack.CreateProjectMember(ctx, "member-"+fmt.Sprint(time.Now().UnixNano()), "member-pass")
+	if err != nil {
+		t.Fatal(err)
+	}
+	restoreCredentials(t)
+	if err := world.WriteCloudCredentials(ctx, clouds); err != nil {
+		t.Fatal(err)
+	}
+	waitForEvent(t, "PrivateShareTypesHidden", "no admin role")
+	framework.Consistently(t, 12*time.Second, "the private type's class is kept, unmarked (two polls and more)", func(ctx context.Context) error {
+		sc, err := world.Kube.StorageV1().StorageClasses().Get(ctx, "csi-manila-secretive", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if _, marked := sc.Annotations[storageclass.StaleAnnotation]; marked {
+			return fmt.Errorf("marked stale from a partial listing")
+		}
+		return nil
+	})
+}

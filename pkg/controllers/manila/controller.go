@@ -73,6 +73,9 @@ type Controller struct {
 	session       *openstack.Client
 	sessionHash   string
 	publicOnly    bool
+	// forbiddenPolls counts down the polls that list public types only after Manila refused the
+	// full listing; at zero the full listing is tried again.
+	forbiddenPolls int
 	lastInputs    string
 	nextPoll      time.Time
 	failures      int
@@ -249,7 +252,7 @@ func (c *Controller) poll(ctx context.Context, in inputs) Observation {
 			}
 			return Observation{Outcome: PollFailed, Err: err}
 		}
-		c.session, c.sessionHash, c.publicOnly = client, in.hash, false
+		c.session, c.sessionHash, c.publicOnly, c.forbiddenPolls = client, in.hash, false, 0
 	}
 	manila, err := c.session.Manila()
 	if errors.Is(err, openstack.ErrNoManilaService) {
@@ -259,12 +262,12 @@ func (c *Controller) poll(ctx context.Context, in inputs) Observation {
 	} else if err != nil {
 		return Observation{Outcome: PollFailed, Err: err}
 	}
-	types, err := c.listShareTypes(ctx, manila)
+	types, complete, err := c.listShareTypes(ctx, manila)
 	if err != nil {
 		return Observation{Outcome: PollFailed, Err: err}
 	}
 	if c.cfg.Listings != nil {
-		c.cfg.Listings.Publish(types)
+		c.cfg.Listings.Publish(types, complete)
 	}
 	if len(types) == 0 {
 		return Observation{Outcome: NoShareTypes}
@@ -275,21 +278,31 @@ func (c *Controller) poll(ctx context.Context, in inputs) Observation {
 	return Observation{Outcome: ManilaFound, ShareTypes: len(types)}
 }
 
-func (c *Controller) listShareTypes(ctx context.Context, manila *gophercloud.ServiceClient) ([]openstack.ShareType, error) {
+// forbiddenRetry is how many polls list public types only after a 403 before the full listing is
+// tried again: a policy fixed in Manila is picked up without a restart, at a bounded extra cost.
+const forbiddenRetry = 10
+
+// listShareTypes returns the share types and whether the listing is complete: a public-only listing
+// (credentials without the admin role, or a 403 on the full one) may lack private types that exist.
+func (c *Controller) listShareTypes(ctx context.Context, manila *gophercloud.ServiceClient) ([]openstack.ShareType, bool, error) {
 	if admin, known := c.session.HasRole("admin"); known && !admin && !c.publicOnly {
 		// Manila answers is_public=all from a non-admin with the project's visible types, no error.
 		c.publicOnly = true
 		c.recorder.Warningf("PrivateShareTypesHidden", "The OpenStack credentials have no admin role, so Manila lists only the share types visible to their project (public ones and private ones shared with it)")
 	}
-	if !c.publicOnly {
+	if !c.publicOnly && c.forbiddenPolls == 0 {
 		types, err := openstack.ListShareTypes(ctx, manila, openstack.AllShareTypes)
 		if !gophercloud.ResponseCodeIs(err, http.StatusForbidden) {
-			return types, err
+			return types, err == nil, err
 		}
-		c.publicOnly = true
-		c.recorder.Warningf("PrivateShareTypesHidden", "The OpenStack credentials may not list private share types; only public share types are used")
+		c.forbiddenPolls = forbiddenRetry
+		c.recorder.Warningf("PrivateShareTypesHidden", "The OpenStack credentials may not list private share types; only public share types are used, and classes of private types are neither marked stale nor pruned")
 	}
-	return openstack.ListShareTypes(ctx, manila, openstack.PublicShareTypes)
+	if c.forbiddenPolls > 0 {
+		c.forbiddenPolls--
+	}
+	types, err := openstack.ListShareTypes(ctx, manila, openstack.PublicShareTypes)
+	return types, false, err
 }
 
 func secretFieldError(err error) error {

@@ -154,7 +154,16 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	for _, st := range listing.Types {
 		listed[st.ID] = true
 	}
-	c.countAbsences(listing.Seq, existing, listed)
+	if listing.Complete {
+		c.countAbsences(listing.Seq, existing, listed)
+	} else {
+		// A partial listing proves no absence: every owned class counts as listed.
+		for _, sc := range existing {
+			if storageclass.Owned(sc) {
+				listed[sc.Annotations[storageclass.ShareTypeIDAnnotation]] = true
+			}
+		}
+	}
 
 	plan := storageclass.Plan(storageclass.Input{
 		State: state, Wanted: wanted, Existing: existing, Listed: listed,
