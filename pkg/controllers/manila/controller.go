@@ -70,21 +70,21 @@ type Controller struct {
 	recorder       events.Recorder
 	clock          clock.PassiveClock
 
-	session       *openstack.Client
-	sessionHash   string
-	publicOnly    bool
+	session     *openstack.Client
+	sessionHash string
+	publicOnly  bool
 	// forbiddenPolls counts down the polls that list public types only after Manila refused the
 	// full listing; at zero the full listing is tried again.
 	forbiddenPolls int
-	lastInputs    string
-	nextPoll      time.Time
-	failures      int
-	lastOutcome   Outcome
-	everObserved  bool
-	lastStatus    []v1helpers.UpdateStatusFunc
-	lastPoll      time.Time
-	scheduledWith time.Duration
-	lastGoodCA    []byte
+	lastInputs     string
+	nextPoll       time.Time
+	failures       int
+	lastOutcome    Outcome
+	everObserved   bool
+	lastStatus     []v1helpers.UpdateStatusFunc
+	lastPoll       time.Time
+	scheduledWith  time.Duration
+	lastGoodCA     []byte
 }
 
 // NewController returns the factory controller; secretInformer and operatorConfigMaps must be scoped
