@@ -126,7 +126,7 @@ func classFor(st openstack.ShareType, name string, settings operatorconfig.Stora
 	}
 	annotations := map[string]string{ShareTypeNameAnnotation: st.Name, ShareTypeIDAnnotation: st.ID}
 	if settings.DefaultShareType != "" && settings.DefaultShareType == st.Name {
-		annotations[DefaultClassAnnotation] = "true"
+		annotations[DefaultClassAnnotation] = "true" // settled by ApplyDefault
 	}
 	return &storagev1.StorageClass{
 		ObjectMeta: metav1.ObjectMeta{

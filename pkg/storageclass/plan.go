@@ -130,8 +130,11 @@ func merge(have, want *storagev1.StorageClass) (*storagev1.StorageClass, bool) {
 	for k, v := range want.Annotations {
 		out.Annotations[k] = v
 	}
-	if _, ok := want.Annotations[DefaultClassAnnotation]; !ok {
-		delete(out.Annotations, DefaultClassAnnotation)
+	if _, ok := want.Annotations[DefaultClassAnnotation]; !ok && have.Annotations[DefaultManagedAnnotation] == "true" {
+		delete(out.Annotations, DefaultClassAnnotation) // the operator's own default, withdrawn; an admin's stays
+	}
+	if _, ok := want.Annotations[DefaultManagedAnnotation]; !ok {
+		delete(out.Annotations, DefaultManagedAnnotation)
 	}
 	delete(out.Annotations, StaleAnnotation)
 	out.AllowVolumeExpansion = want.AllowVolumeExpansion

@@ -74,3 +74,49 @@ func TestPartialListingNeverPrunes(t *testing.T) {
 		return nil
 	})
 }
+
+// Never two default classes: with a foreign default in the cluster, the config's default class gets
+// "false" and an event names the other default; once that goes, ours becomes the default. An admin's
+// value on our class is kept; switching defaultShareType moves the operator's own default.
+func TestDefaultStorageClassNeverTwice(t *testing.T) {
+	ctx := context.Background()
+	foreign := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "standard-default",
+		Annotations: map[string]string{storageclass.DefaultClassAnnotation: "true"}}, Provisioner: "example.com/other"}
+	if _, err := world.Kube.StorageV1().StorageClasses().Create(ctx, foreign, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = world.Kube.StorageV1().StorageClasses().Delete(context.Background(), foreign.Name, metav1.DeleteOptions{}) })
+	isDefault := func(want string) func(*storagev1.StorageClass) error {
+		return func(sc *storagev1.StorageClass) error {
+			if got, ok := sc.Annotations[storageclass.DefaultClassAnnotation]; got != want || (want == "" && ok) {
+				return fmt.Errorf("is-default-class %q (present %v), want %q", got, ok, want)
+			}
+			return nil
+		}
+	}
+	startOperator(t, "storageClasses:\n  defaultShareType: gold\n", framework.ShareTypeSpec{Name: "gold"}, framework.ShareTypeSpec{Name: "silver"})
+	world.WaitForStorageClass(t, "csi-manila-gold", isDefault("false"))
+	waitForEvent(t, "DefaultStorageClass", "standard-default is already the cluster's default")
+
+	if err := world.Kube.StorageV1().StorageClasses().Delete(ctx, foreign.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	world.WaitForStorageClass(t, "csi-manila-gold", isDefault("true"))
+
+	world.WriteOperatorConfig(t, "storageClasses:\n  defaultShareType: silver\n")
+	world.WaitForStorageClass(t, "csi-manila-silver", isDefault("true"))
+	world.WaitForStorageClass(t, "csi-manila-gold", isDefault(""))
+
+	// The admin takes over: "false" on silver stays, whatever the config says.
+	updateClass(t, "csi-manila-silver", func(sc *storagev1.StorageClass) {
+		sc.Annotations[storageclass.DefaultClassAnnotation] = "false"
+		delete(sc.Annotations, storageclass.DefaultManagedAnnotation)
+	})
+	framework.Consistently(t, 6*time.Second, "the admin's value stays", func(ctx context.Context) error {
+		sc, err := world.Kube.StorageV1().StorageClasses().Get(ctx, "csi-manila-silver", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		return isDefault("false")(sc)
+	})
+}

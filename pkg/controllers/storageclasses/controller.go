@@ -145,6 +145,7 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		}
 	}
 	wanted, skipped := storageclass.Desired(listing.Types, cfg.StorageClasses, owners)
+	notices := storageclass.ApplyDefault(wanted, all, cfg.StorageClasses.DefaultShareType)
 	for _, w := range wanted {
 		if sc, ok := byName[w.Class.Name]; ok {
 			existing[sc.Name] = sc
@@ -170,7 +171,7 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		Absent: c.absent, PruneAfter: cfg.StorageClasses.PruneAfter(), Now: c.clock.Now(),
 	})
 	applyErr := c.apply(ctx, syncCtx.Recorder(), plan.Actions)
-	c.reportOnce(syncCtx.Recorder(), skipped, plan.Conflicts)
+	c.reportOnce(syncCtx.Recorder(), skipped, plan.Conflicts, notices)
 	if _, _, err := v1helpers.UpdateStatus(ctx, c.operatorClient, conditions(skipped, plan)...); err != nil {
 		return errors.Join(applyErr, err)
 	}
@@ -241,8 +242,9 @@ func preconditions(seen *storagev1.StorageClass) metav1.DeleteOptions {
 	return metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid, ResourceVersion: &rv}}
 }
 
-// reportOnce sends one event per skipped share type and per conflicting class while they last.
-func (c *Controller) reportOnce(recorder events.Recorder, skipped []storageclass.Skipped, conflicts []string) {
+// reportOnce sends one event per skipped share type, per conflicting class and per default-class
+// notice while they last.
+func (c *Controller) reportOnce(recorder events.Recorder, skipped []storageclass.Skipped, conflicts, notices []string) {
 	current := map[string]bool{}
 	for _, s := range skipped {
 		key := "skip/" + s.ShareType.ID + "/" + s.Reason
@@ -256,6 +258,13 @@ func (c *Controller) reportOnce(recorder events.Recorder, skipped []storageclass
 		current[key] = true
 		if !c.reported[key] {
 			recorder.Warningf("StorageClassConflict", "%s", conflictMessage(name))
+		}
+	}
+	for _, notice := range notices {
+		key := "notice/" + notice
+		current[key] = true
+		if !c.reported[key] {
+			recorder.Warningf("DefaultStorageClass", "%s", notice)
 		}
 	}
 	c.reported = current
