@@ -85,7 +85,9 @@ func TestDefaultStorageClassNeverTwice(t *testing.T) {
 	if _, err := world.Kube.StorageV1().StorageClasses().Create(ctx, foreign, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = world.Kube.StorageV1().StorageClasses().Delete(context.Background(), foreign.Name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = world.Kube.StorageV1().StorageClasses().Delete(context.Background(), foreign.Name, metav1.DeleteOptions{})
+	})
 	isDefault := func(want string) func(*storagev1.StorageClass) error {
 		return func(sc *storagev1.StorageClass) error {
 			if got, ok := sc.Annotations[storageclass.DefaultClassAnnotation]; got != want || (want == "" && ok) {
