@@ -48,9 +48,16 @@ type Skipped struct {
 	NeedsAction bool
 }
 
-// Desired returns the classes for the share types under the given settings. owners maps existing
-// class names to the share-type name they serve, so collisions keep existing names.
-func Desired(types []openstack.ShareType, settings operatorconfig.StorageClasses, owners map[string]string) ([]Wanted, []Skipped) {
+// Owner is the share type an existing owned class was created for, from its annotations.
+type Owner struct {
+	ID, Name string
+}
+
+// Desired returns the classes for the share types under the given settings. owned maps the names of
+// the operator's existing classes to the share type each was created for: a class keeps serving the
+// share type with its ID until the class is deleted (a renamed type keeps its class), and no other
+// share type ever takes its name over, even when the name would be its plain mapping.
+func Desired(types []openstack.ShareType, settings operatorconfig.StorageClasses, owned map[string]Owner) ([]Wanted, []Skipped) {
 	var served []openstack.ShareType
 	var skipped []Skipped
 	for _, st := range types {
@@ -72,10 +79,30 @@ func Desired(types []openstack.ShareType, settings operatorconfig.StorageClasses
 	for i, st := range served {
 		typeNames[i] = st.Name
 	}
-	classNames := ClassNames(typeNames, owners)
+	byID := map[string]string{}
+	ownerNames := map[string]string{}
+	for class, o := range owned {
+		if o.ID != "" {
+			byID[o.ID] = class
+		}
+		ownerNames[class] = o.Name
+	}
+	classNames := ClassNames(typeNames, ownerNames)
 	wanted := make([]Wanted, 0, len(served))
 	for _, st := range served {
-		wanted = append(wanted, Wanted{ShareType: st, Class: classFor(st, classNames[st.Name], settings)})
+		name, sticky := byID[st.ID]
+		if !sticky {
+			name = classNames[st.Name]
+			if o, taken := owned[name]; taken && o.ID != st.ID {
+				name = hashedName(st.Name) // the class of another share type, present or gone
+			}
+			if _, taken := owned[name]; taken {
+				skipped = append(skipped, Skipped{ShareType: st, NeedsAction: true, Reason: fmt.Sprintf(
+					"share type %q: StorageClasses %s and %s both serve other share types; delete the one no longer needed", st.Name, classNames[st.Name], name)})
+				continue
+			}
+		}
+		wanted = append(wanted, Wanted{ShareType: st, Class: classFor(st, name, settings)})
 	}
 	sort.Slice(wanted, func(i, j int) bool { return wanted[i].Class.Name < wanted[j].Class.Name })
 	return wanted, skipped

@@ -72,3 +72,50 @@ storageClasses:
 		t.Errorf("dhss skip %+v", s)
 	}
 }
+
+// A class serves the share type it was created for (by ID) until it is deleted.
+func TestDesiredKeepsClassesWithTheirShareType(t *testing.T) {
+	hashed := hashedName("gold-nfs")
+	for _, tc := range []struct {
+		name  string
+		types []openstack.ShareType
+		owned map[string]Owner
+		want  map[string]string // share-type name -> class name
+	}{
+		{name: "the other of two colliding types is deleted: no takeover",
+			types: []openstack.ShareType{{ID: "2", Name: "gold-nfs"}},
+			owned: map[string]Owner{"csi-manila-gold-nfs": {ID: "1", Name: "Gold_NFS"}, hashed: {ID: "2", Name: "gold-nfs"}},
+			want:  map[string]string{"gold-nfs": hashed}},
+		{name: "a renamed type keeps its class",
+			types: []openstack.ShareType{{ID: "1", Name: "platinum"}},
+			owned: map[string]Owner{"csi-manila-gold": {ID: "1", Name: "gold"}},
+			want:  map[string]string{"platinum": "csi-manila-gold"}},
+		{name: "a new type never takes a gone type's class",
+			types: []openstack.ShareType{{ID: "3", Name: "gold"}},
+			owned: map[string]Owner{"csi-manila-gold": {ID: "1", Name: "gold"}},
+			want:  map[string]string{"gold": hashedName("gold")}},
+		{name: "nor an owned class without annotations",
+			types: []openstack.ShareType{{ID: "3", Name: "admin-made"}},
+			owned: map[string]Owner{"csi-manila-admin-made": {}},
+			want:  map[string]string{"admin-made": hashedName("admin-made")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wanted, skipped := Desired(tc.types, operatorconfig.StorageClasses{}, tc.owned)
+			if len(skipped) != 0 {
+				t.Fatalf("skipped %v", skipped)
+			}
+			got := map[string]string{}
+			for _, w := range wanted {
+				got[w.ShareType.Name] = w.Class.Name
+				if w.Class.Parameters["type"] != w.ShareType.Name || w.Class.Annotations[ShareTypeIDAnnotation] != w.ShareType.ID {
+					t.Errorf("class %s: type=%s id=%s", w.Class.Name, w.Class.Parameters["type"], w.Class.Annotations[ShareTypeIDAnnotation])
+				}
+			}
+			for st, class := range tc.want {
+				if got[st] != class {
+					t.Errorf("%s -> %s, want %s", st, got[st], class)
+				}
+			}
+		})
+	}
+}

@@ -73,17 +73,22 @@ func ClassNames(shareTypes []string, owners map[string]string) map[string]string
 			out[st] = NamePrefix + b
 			continue
 		}
-		room := maxNameLength - len(NamePrefix) - 1 - hashLength
-		if len(b) > room {
-			b = strings.TrimRight(b[:room], "-.")
-		}
-		if b == "" {
-			out[st] = NamePrefix + nameHash(st)
-		} else {
-			out[st] = NamePrefix + b + "-" + nameHash(st)
-		}
+		out[st] = hashedName(st)
 	}
 	return out
+}
+
+// hashedName is a share type's name with the hash suffix, which no other share type's name can take.
+func hashedName(st string) string {
+	b := sanitize(st)
+	room := maxNameLength - len(NamePrefix) - 1 - hashLength
+	if len(b) > room {
+		b = strings.TrimRight(b[:room], "-.")
+	}
+	if b == "" {
+		return NamePrefix + nameHash(st)
+	}
+	return NamePrefix + b + "-" + nameHash(st)
 }
 
 // keepsCollidingName decides which of the share types sharing one plain name keeps it.

@@ -122,3 +122,46 @@ func TestDefaultStorageClassNeverTwice(t *testing.T) {
 		return isDefault("false")(sc)
 	})
 }
+
+// With Gold_NFS and gold-nfs both present, deleting Gold_NFS neither repoints Gold_NFS's class at
+// gold-nfs nor strands gold-nfs's own class: each class serves the share type it was created for.
+func TestClassNeverRepointedToAnotherShareType(t *testing.T) {
+	startOperator(t, "", framework.ShareTypeSpec{Name: "Gold_NFS"})
+	first := world.WaitForStorageClass(t, "csi-manila-gold-nfs", nil)
+	secondID := createShareType(t, framework.ShareTypeSpec{Name: "gold-nfs"})
+	var second *storagev1.StorageClass
+	framework.Eventually(t, framework.DefaultTimeout, "gold-nfs's own class", func(ctx context.Context) error {
+		owned, err := world.OwnedStorageClasses(ctx)
+		if err != nil {
+			return err
+		}
+		for _, sc := range owned {
+			if sc.Annotations[storageclass.ShareTypeIDAnnotation] == secondID {
+				second = sc.DeepCopy()
+				return nil
+			}
+		}
+		return fmt.Errorf("none among %d owned classes", len(owned))
+	})
+	if err := world.OpenStack.DeleteShareType(context.Background(), first.Annotations[storageclass.ShareTypeIDAnnotation]); err != nil {
+		t.Fatal(err)
+	}
+	world.WaitForStorageClass(t, first.Name, func(sc *storagev1.StorageClass) error {
+		if _, ok := sc.Annotations[storageclass.StaleAnnotation]; !ok {
+			return fmt.Errorf("not marked stale yet")
+		}
+		return nil
+	})
+	framework.Consistently(t, 11*time.Second, "both classes keep their share types (two polls)", func(ctx context.Context) error {
+		for _, want := range []*storagev1.StorageClass{first, second} {
+			sc, err := world.Kube.StorageV1().StorageClasses().Get(ctx, want.Name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if sc.UID != want.UID || sc.Parameters["type"] != want.Parameters["type"] {
+				return fmt.Errorf("%s was recreated or repointed: type %s -> %s", want.Name, want.Parameters["type"], sc.Parameters["type"])
+			}
+		}
+		return nil
+	})
+}

@@ -134,14 +134,14 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if err != nil {
 		return err
 	}
-	owners := map[string]string{}
+	owners := map[string]storageclass.Owner{}
 	existing := map[string]*storagev1.StorageClass{}
 	byName := map[string]*storagev1.StorageClass{}
 	for _, sc := range all {
 		byName[sc.Name] = sc
 		if storageclass.Owned(sc) {
 			existing[sc.Name] = sc
-			owners[sc.Name] = sc.Annotations[storageclass.ShareTypeNameAnnotation]
+			owners[sc.Name] = storageclass.Owner{ID: sc.Annotations[storageclass.ShareTypeIDAnnotation], Name: sc.Annotations[storageclass.ShareTypeNameAnnotation]}
 		}
 	}
 	wanted, skipped := storageclass.Desired(listing.Types, cfg.StorageClasses, owners)
