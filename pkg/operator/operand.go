@@ -2,7 +2,15 @@ package operator
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
+	"time"
+
+	opv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/csi/csiconfigobservercontroller"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/csi/csicontrollerset"
@@ -27,10 +35,14 @@ const (
 
 // operandControllers install and keep the Manila and NFS CSI drivers.
 type operandControllers struct {
-	set         *csicontrollerset.CSIControllerSet
-	nfsNode     factory.Controller
-	snapshotCls factory.Controller
-	monitor     factory.Controller
+	set *csicontrollerset.CSIControllerSet
+	// controllerService renders kube-rbac-proxy's TLS flags from the observed TLS profile, so it starts
+	// once the config observer has written it: waiting for an input is not a failure to report.
+	controllerService factory.Controller
+	operatorClient    v1helpers.OperatorClient
+	nfsNode           factory.Controller
+	snapshotCls       factory.Controller
+	monitor           factory.Controller
 }
 
 func newOperandControllers(c *clients, recorder events.Recorder, render resourceapply.AssetFunc, mounts hooks.Mounts) *operandControllers {
@@ -70,8 +82,6 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 		WithStaticResourcesController("ManilaDriverStaticResourcesController", c.kube, c.dynamic, c.kubeInformers, render,
 			append(assets.StaticResources(), assets.CSIDriver)).
 		WithCSIConfigObserverController("ManilaDriverCSIConfigObserverController", c.configInformer).
-		WithCSIDriverControllerService("ManilaDriverControllerServiceController", render, assets.ControllerDeployment,
-			c.kube, operandInformers, c.configInformer, deploymentInformers, deploymentHooks...).
 		WithCSIDriverNodeService("ManilaDriverNodeServiceController", render, assets.NodeDaemonSet,
 			c.kube, operandInformers, nodeInformers, nodeHooks...)
 
@@ -79,6 +89,13 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 	if err != nil {
 		panic(err) // embedded asset: a missing one is a build defect caught by the golden tests
 	}
+	controllerManifest, err := render(assets.ControllerDeployment)
+	if err != nil {
+		panic(err)
+	}
+	controllerService := csidrivercontrollerservicecontroller.NewCSIDriverControllerServiceController("ManilaDriverControllerServiceController",
+		controllerManifest, recorder, c.operatorClient, c.kube, operandInformers.Apps().V1().Deployments(), c.configInformer,
+		deploymentInformers, deploymentHooks...)
 	nfsNode := csidrivernodeservicecontroller.NewCSIDriverNodeServiceController("NFSDriverNodeServiceController",
 		nfsManifest, recorder, c.operatorClient, c.kube, operandInformers.Apps().V1().DaemonSets(), nfsInformers,
 		nfsHooks...)
@@ -91,8 +108,10 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 	}
 	never := func() bool { return false }
 	return &operandControllers{
-		set:     set,
-		nfsNode: nfsNode,
+		set:               set,
+		controllerService: controllerService,
+		operatorClient:    c.operatorClient,
+		nfsNode:           nfsNode,
 		snapshotCls: conditionalStatic("VolumeSnapshotClassController", c, recorder, render,
 			assets.VolumeSnapshotClass, crdExists(snapshotClassCRD), never, crds.Informer()),
 		monitor: conditionalStatic("ServiceMonitorController", c, recorder, render,
@@ -106,4 +125,28 @@ func (o *operandControllers) Run(ctx context.Context) {
 	for _, ctrl := range []factory.Controller{o.nfsNode, o.snapshotCls, o.monitor} {
 		go ctrl.Run(ctx, 1)
 	}
+	go func() {
+		// The operator client's informer cache answers; no request per check.
+		err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(context.Context) (bool, error) {
+			spec, _, _, err := o.operatorClient.GetOperatorState()
+			return err == nil && tlsObserved(spec), nil
+		})
+		if err == nil {
+			o.controllerService.Run(ctx, 1)
+		}
+	}()
+}
+
+// tlsObserved reports whether the config observer has written the cluster's TLS profile, which the
+// controller Deployment's ${TLS_CIPHER_SUITES} and ${TLS_MIN_VERSION} come from.
+func tlsObserved(spec *opv1.OperatorSpec) bool {
+	if len(spec.ObservedConfig.Raw) == 0 {
+		return false
+	}
+	var config map[string]any
+	if err := json.Unmarshal(spec.ObservedConfig.Raw, &config); err != nil {
+		return false
+	}
+	suites, found, err := unstructured.NestedStringSlice(config, csiconfigobservercontroller.CipherSuitesPath()...)
+	return err == nil && found && len(suites) > 0
 }
