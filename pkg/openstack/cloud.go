@@ -9,6 +9,8 @@ import (
 
 	"github.com/gophercloud/utils/v2/openstack/clientconfig"
 	"gopkg.in/yaml.v3"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/yamlsize"
 )
 
 // FieldError says which field of clouds.yaml is wrong. It never carries the field's value.
@@ -28,6 +30,9 @@ var yamlLine = regexp.MustCompile(`line \d+`)
 func ParseCloud(cloudsYAML []byte, name string) (*clientconfig.Cloud, error) {
 	var doc struct {
 		Clouds map[string]clientconfig.Cloud `yaml:"clouds"`
+	}
+	if err := yamlsize.Check(cloudsYAML, yamlsize.MaxExpanded); err != nil {
+		return nil, &FieldError{Field: "clouds", Reason: err.Error()}
 	}
 	if err := yaml.Unmarshal(cloudsYAML, &doc); err != nil {
 		// yaml errors can quote the offending scalar, which may be a password: keep only the line.

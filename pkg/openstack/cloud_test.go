@@ -1,6 +1,7 @@
 package openstack
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -65,5 +66,15 @@ clouds:
 				t.Fatalf("error message leaks the secret: %v", err)
 			}
 		})
+	}
+}
+
+// A clouds.yaml that would expand past the bound is refused before anything expands it.
+func TestParseCloudBoundsAliases(t *testing.T) {
+	doc := "pad: &p [" + strings.Repeat("xxxxxxxxxx,", 1000) + "x]\nmore: [" + strings.Repeat("*p,", 300) + "*p]\nclouds: {}\n"
+	_, err := ParseCloud([]byte(doc), "openstack")
+	var fe *FieldError
+	if !errors.As(err, &fe) || fe.Field != "clouds" || !strings.Contains(fe.Reason, "expands to more than") {
+		t.Errorf("ParseCloud: %v, want a bound error on field clouds", err)
 	}
 }

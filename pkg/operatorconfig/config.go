@@ -17,6 +17,7 @@ import (
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/extramounts"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/yamlsize"
 	"sigs.k8s.io/yaml"
 )
 
@@ -160,6 +161,9 @@ func (e *FieldError) Error() string {
 
 // Parse decodes and validates config.yaml. Unknown keys are errors.
 func Parse(data []byte) (*Config, error) {
+	if err := yamlsize.Check(data, yamlsize.MaxExpanded); err != nil {
+		return nil, &FieldError{Path: "(document)", Reason: err.Error()}
+	}
 	raw, err := yaml.YAMLToJSON(data)
 	if err != nil {
 		return nil, &FieldError{Path: "(document)", Reason: "not valid YAML: " + err.Error()}
@@ -167,6 +171,9 @@ func Parse(data []byte) (*Config, error) {
 	cfg := &Config{}
 	if string(raw) == "null" {
 		return cfg, nil
+	}
+	if err := checkDurations(raw); err != nil {
+		return nil, err
 	}
 	strict, err := sigsjson.UnmarshalStrict(raw, cfg, sigsjson.DisallowUnknownFields)
 	if err != nil {
@@ -176,6 +183,21 @@ func Parse(data []byte) (*Config, error) {
 		return nil, unknownField(strict[0])
 	}
 	return cfg, cfg.validate()
+}
+
+// checkDurations names the field of a duration that does not parse: metav1.Duration's own decoder
+// reports only "time: invalid duration", without the field.
+func checkDurations(raw []byte) error {
+	var top map[string]any
+	if json.Unmarshal(raw, &top) != nil {
+		return nil // not an object: the strict decoder says so
+	}
+	if v, ok := top["pollInterval"].(string); ok {
+		if _, err := time.ParseDuration(v); err != nil {
+			return &FieldError{Path: "pollInterval", Reason: "not a duration (e.g. 60s, 5m)"}
+		}
+	}
+	return nil
 }
 
 func unknownField(err error) error {

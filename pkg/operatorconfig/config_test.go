@@ -2,6 +2,7 @@ package operatorconfig
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -13,6 +14,8 @@ func TestParse(t *testing.T) {
 		wantPath string // "" = valid
 	}{
 		{"empty", "", ""},
+		{"pollInterval not a duration", `pollInterval: "abc"`, "pollInterval"},
+		{"alias bomb", "a: &a [" + strings.Repeat("xxxxxxxxxx,", 1000) + "x]\nb: &b [" + strings.Repeat("*a,", 300) + "*a]\n", "(document)"},
 		{"full", `
 pollInterval: 30s
 storageClasses:
