@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -26,6 +28,7 @@ var ErrNoManilaService = errors.New("the OpenStack catalog has no " + ManilaServ
 // credentials when the token expires, so one Client serves many requests with one login.
 type Client struct {
 	provider     *gophercloud.ProviderClient
+	cloud        string
 	region       string
 	availability gophercloud.Availability
 }
@@ -95,7 +98,7 @@ func Connect(ctx context.Context, cloudsYAML []byte, cloudName string, opts Opti
 	} else if cloud.Interface != "" {
 		availability = gophercloud.Availability(cloud.Interface)
 	}
-	return &Client{provider: provider, region: cloud.RegionName, availability: availability}, nil
+	return &Client{provider: provider, cloud: cloudName, region: cloud.RegionName, availability: availability}, nil
 }
 
 // HasRole reports whether the token carries the named role; known is false when the token does not
@@ -129,11 +132,45 @@ func (c *Client) Manila() (*gophercloud.ServiceClient, error) {
 	if err != nil {
 		var notFound *gophercloud.ErrEndpointNotFound
 		if errors.As(err, &notFound) {
+			if elsewhere := c.manilaRegions(); len(elsewhere) > 0 {
+				// Manila exists, just not where the credentials point: a typo, not a cloud without Manila.
+				return nil, &FieldError{Field: "clouds." + c.cloud + ".region_name", Reason: fmt.Sprintf(
+					"region %q has no %s endpoint (interface %s); regions with Manila: %s", c.region, ManilaServiceType, c.availability, strings.Join(elsewhere, ", "))}
+			}
 			return nil, ErrNoManilaService
 		}
 		return nil, Redact(err)
 	}
 	return client, nil
+}
+
+// manilaRegions lists the regions whose catalog entries offer sharev2 at the client's interface.
+func (c *Client) manilaRegions() []string {
+	result, ok := c.provider.GetAuthResult().(tokens.CreateResult)
+	if !ok {
+		return nil
+	}
+	catalog, err := result.ExtractServiceCatalog()
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, entry := range catalog.Entries {
+		if entry.Type != ManilaServiceType {
+			continue
+		}
+		for _, ep := range entry.Endpoints {
+			if ep.Interface == string(c.availability) && ep.Region != "" {
+				seen[ep.Region] = true
+			}
+		}
+	}
+	regions := make([]string, 0, len(seen))
+	for r := range seen {
+		regions = append(regions, r)
+	}
+	sort.Strings(regions)
+	return regions
 }
 
 func tlsConfigFor(cloud *clientconfig.Cloud, caBundle []byte) (*tls.Config, error) {

@@ -19,6 +19,21 @@ import (
 // written, until the test ends: a check over the whole run, not at one instant.
 func watchDegraded(t *testing.T) func() []string {
 	t.Helper()
+	return watchConditions(t, func(c operatorv1.OperatorCondition) bool {
+		return strings.HasSuffix(c.Type, "Degraded") && c.Status == operatorv1.ConditionTrue
+	})
+}
+
+// watchDisabled records every *Disabled condition, whatever its status (cluster-storage-operator reads
+// any of them as "driver disabled").
+func watchDisabled(t *testing.T) func() []string {
+	t.Helper()
+	return watchConditions(t, func(c operatorv1.OperatorCondition) bool { return strings.HasSuffix(c.Type, "Disabled") })
+}
+
+// watchConditions records the conditions that match in every status written until the test ends.
+func watchConditions(t *testing.T, match func(operatorv1.OperatorCondition) bool) func() []string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	w, err := world.Operator.OperatorV1().ClusterCSIDrivers().Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + names.CSIDriverName})
@@ -35,7 +50,7 @@ func watchDegraded(t *testing.T) func() []string {
 				continue
 			}
 			for _, c := range d.Status.Conditions {
-				if strings.HasSuffix(c.Type, "Degraded") && c.Status == operatorv1.ConditionTrue {
+				if match(c) {
 					mu.Lock()
 					seen[fmt.Sprintf("%s (%s): %s", c.Type, c.Reason, c.Message)] = true
 					mu.Unlock()

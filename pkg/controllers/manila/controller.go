@@ -259,6 +259,9 @@ func (c *Controller) poll(ctx context.Context, in inputs) Observation {
 		// The catalog comes with the token: log in again next time so a newly registered Manila is seen.
 		c.session = nil
 		return Observation{Outcome: NoManilaService}
+	} else if openstack.IsFieldError(err) {
+		c.session = nil
+		return Observation{Outcome: InputInvalid, Err: secretFieldError(err)}
 	} else if err != nil {
 		return Observation{Outcome: PollFailed, Err: err}
 	}
