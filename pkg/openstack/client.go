@@ -60,7 +60,8 @@ func Connect(ctx context.Context, cloudsYAML []byte, cloudName string, opts Opti
 	}
 	authOpts, err := clientconfig.AuthOptions(clientOpts)
 	if err != nil {
-		return nil, Redact(fmt.Errorf("clouds.yaml cloud %s: %w", cloudName, err))
+		// clientconfig only reads what is written: its complaint is about the input, reported at once.
+		return nil, &FieldError{Field: "clouds." + cloudName + ".auth", Reason: RedactText(err.Error())}
 	}
 	authOpts.AllowReauth = true
 
@@ -90,6 +91,10 @@ func Connect(ctx context.Context, cloudsYAML []byte, cloudName string, opts Opti
 	provider.HTTPClient = http.Client{Transport: transport, Timeout: timeout}
 	provider.UserAgent.Prepend("manila-csi-driver-operator")
 	if err := gcopenstack.Authenticate(ctx, provider, *authOpts); err != nil {
+		if gophercloud.ResponseCodeIs(err, http.StatusUnauthorized) {
+			// Keystone answered: these credentials do not log in. Retrying will not change that.
+			return nil, &FieldError{Field: "clouds." + cloudName + ".auth", Reason: "Keystone refused these credentials (401 Unauthorized)"}
+		}
 		return nil, Redact(fmt.Errorf("authentication to Keystone at %s failed: %w", redactURL(authOpts.IdentityEndpoint), err))
 	}
 	availability := gophercloud.AvailabilityPublic

@@ -5,6 +5,7 @@ package openstack
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 
 	"github.com/gophercloud/utils/v2/openstack/clientconfig"
@@ -63,6 +64,12 @@ func validateAuth(name string, auth *clientconfig.AuthInfo) error {
 	if auth.AuthURL == "" {
 		return &FieldError{Field: prefix + ".auth_url", Reason: "missing"}
 	}
+	if u, err := url.Parse(auth.AuthURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return &FieldError{Field: prefix + ".auth_url", Reason: "not an http:// or https:// URL"}
+	}
+	if auth.UserID != "" && (auth.UserDomainName != "" || auth.UserDomainID != "") {
+		return &FieldError{Field: prefix + ".user_domain_name", Reason: "must not be set with user_id: Keystone refuses a user domain with a user ID (drop it, or use username)"}
+	}
 	switch {
 	case auth.ApplicationCredentialSecret != "":
 		if auth.ApplicationCredentialID == "" && auth.ApplicationCredentialName == "" {
@@ -73,8 +80,9 @@ func validateAuth(name string, auth *clientconfig.AuthInfo) error {
 			return &FieldError{Field: prefix + ".username", Reason: "missing (or user_id)"}
 		}
 	case auth.Token != "":
+		return &FieldError{Field: prefix + ".token", Reason: "a token cannot be handed to the driver and expires: use a password or an application credential"}
 	default:
-		return &FieldError{Field: prefix + ".password", Reason: "no usable credential: set password, application_credential_secret or token"}
+		return &FieldError{Field: prefix + ".password", Reason: "no usable credential: set password or application_credential_secret"}
 	}
 	return nil
 }

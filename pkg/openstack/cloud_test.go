@@ -39,9 +39,14 @@ clouds:
 		{"other cloud only", "clouds:\n  devstack:\n    auth: {auth_url: x}\n", "clouds.openstack"},
 		{"no auth", "clouds:\n  openstack:\n    region_name: r\n", "clouds.openstack.auth"},
 		{"no auth_url", "clouds:\n  openstack:\n    auth: {username: u, password: " + secret + "}\n", "clouds.openstack.auth.auth_url"},
-		{"no credential", "clouds:\n  openstack:\n    auth: {auth_url: x, username: u}\n", "clouds.openstack.auth.password"},
-		{"password without user", "clouds:\n  openstack:\n    auth: {auth_url: x, password: " + secret + "}\n", "clouds.openstack.auth.username"},
-		{"app credential secret without id", "clouds:\n  openstack:\n    auth: {auth_url: x, application_credential_secret: " + secret + "}\n", "clouds.openstack.auth.application_credential_id"},
+		{"no credential", "clouds:\n  openstack:\n    auth: {auth_url: http://k/v3, username: u}\n", "clouds.openstack.auth.password"},
+		{"password without user", "clouds:\n  openstack:\n    auth: {auth_url: http://k/v3, password: " + secret + "}\n", "clouds.openstack.auth.username"},
+		{"app credential secret without id", "clouds:\n  openstack:\n    auth: {auth_url: http://k/v3, application_credential_secret: " + secret + "}\n", "clouds.openstack.auth.application_credential_id"},
+		{"auth_url not a URL", "clouds:\n  openstack:\n    auth: {auth_url: keystone.example, username: u, password: " + secret + "}\n", "clouds.openstack.auth.auth_url"},
+		{"auth_url without host", "clouds:\n  openstack:\n    auth: {auth_url: \"https:///v3\", username: u, password: " + secret + "}\n", "clouds.openstack.auth.auth_url"},
+		{"auth_url of another scheme", "clouds:\n  openstack:\n    auth: {auth_url: \"ftp://k/v3\", username: u, password: " + secret + "}\n", "clouds.openstack.auth.auth_url"},
+		{"user_id with a user domain", "clouds:\n  openstack:\n    auth: {auth_url: http://k/v3, user_id: abc, user_domain_name: Default, password: " + secret + "}\n", "clouds.openstack.auth.user_domain_name"},
+		{"token only", "clouds:\n  openstack:\n    auth: {auth_url: http://k/v3, token: " + secret + "}\n", "clouds.openstack.auth.token"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -88,7 +88,19 @@ func statusUpdates(obs Observation, failures, grace int) []v1helpers.UpdateStatu
 			return []v1helpers.UpdateStatusFunc{degraded(ReasonOpenStackError)}
 		}
 	}
-	return nil
+	// Within the grace period the verdict on earlier, invalid credentials no longer holds.
+	return []v1helpers.UpdateStatusFunc{clearIfReason(ConditionDegraded, ReasonInvalidCredentials)}
+}
+
+// clearIfReason sets the condition False when it is True for the given reason.
+func clearIfReason(condType, reason string) v1helpers.UpdateStatusFunc {
+	return func(status *operatorv1.OperatorStatus) error {
+		if c := v1helpers.FindOperatorCondition(status.Conditions, condType); c != nil && c.Status == operatorv1.ConditionTrue && c.Reason == reason {
+			v1helpers.SetOperatorCondition(&status.Conditions, operatorv1.OperatorCondition{
+				Type: condType, Status: operatorv1.ConditionFalse, Reason: ReasonAsExpected})
+		}
+		return nil
+	}
 }
 
 func removeCondition(condType string) v1helpers.UpdateStatusFunc {

@@ -65,3 +65,26 @@ func TestStatusUpdates(t *testing.T) {
 		})
 	}
 }
+
+// A failed poll within the grace period, after the credentials were fixed, clears the verdict on the
+// earlier invalid credentials instead of leaving its message behind; other Degraded reasons stay.
+func TestGraceClearsAnInvalidCredentialsVerdict(t *testing.T) {
+	for _, tc := range []struct {
+		reason string
+		want   operatorv1.ConditionStatus
+	}{
+		{ReasonInvalidCredentials, operatorv1.ConditionFalse},
+		{ReasonOpenStackError, operatorv1.ConditionTrue},
+	} {
+		status := &operatorv1.OperatorStatus{Conditions: []operatorv1.OperatorCondition{
+			{Type: ConditionDegraded, Status: operatorv1.ConditionTrue, Reason: tc.reason, Message: "old"}}}
+		for _, update := range statusUpdates(Observation{Outcome: PollFailed, Err: errors.New("timeout")}, 1, 3) {
+			if err := update(status); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if c := v1helpers.FindOperatorCondition(status.Conditions, ConditionDegraded); c.Status != tc.want {
+			t.Errorf("after a failed poll within the grace, Degraded(%s) is %s, want %s", tc.reason, c.Status, tc.want)
+		}
+	}
+}
