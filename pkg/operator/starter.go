@@ -24,6 +24,7 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/state"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/verified"
 )
 
 const resync = 20 * time.Minute
@@ -71,7 +72,9 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 		},
 		Informers: []factory.Informer{operatorNS.ConfigMaps().Informer(), cloudConfigNS.ConfigMaps().Informer()},
 	})
+	verifiedCredentials := &verified.Credentials{}
 	secretSyncController := secretsync.NewController(secretsync.Deps{
+		Verified:       verifiedCredentials,
 		OperatorClient: c.operatorClient, OperatorSecrets: operatorNS.Secrets(), CloudConfig: cloudConfigNS.ConfigMaps(),
 		OperandSecrets: operandNS.Secrets(), OperandConfigMaps: operandNS.ConfigMaps(), Client: c.kube.CoreV1(),
 		Namespaces: c.kubeInformers.InformersFor(names.OperandNamespace).Core().V1().Namespaces(),
@@ -93,6 +96,7 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 		OpenStackTransport: o.OpenStackTransport,
 		Listings:           listings,
 		OperatorConfig:     configSource,
+		Verified:           verifiedCredentials,
 		OnManilaFound: func([]openstack.ShareType) {
 			// Persisted first, so that a new process keeps the operand even if this one dies now.
 			if _, found := store.Get(state.ManilaFoundKey); !found {

@@ -307,6 +307,12 @@ func (o *OpenStack) RegisterManilaInCatalogAt(ctx context.Context, host string) 
 // CreateProjectMember creates a user with the member role (not admin) in the admin project and
 // returns a clouds.yaml for it as cloud "openstack".
 func (o *OpenStack) CreateProjectMember(ctx context.Context, name, password string) ([]byte, error) {
+	return o.CreateProjectUser(ctx, name, password, "member")
+}
+
+// CreateProjectUser creates a user with the given role ("member" or "admin") in the admin project and
+// returns a clouds.yaml for it as cloud "openstack".
+func (o *OpenStack) CreateProjectUser(ctx context.Context, name, password, roleName string) ([]byte, error) {
 	identity, err := o.identity(ctx)
 	if err != nil {
 		return nil, err
@@ -337,13 +343,13 @@ func (o *OpenStack) CreateProjectMember(ctx context.Context, name, password stri
 	if err != nil {
 		return nil, err
 	}
-	role, err := id("roles", "member")
+	role, err := id("roles", roleName)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := identity.Put(ctx, identity.ServiceURL("projects", project, "users", user.User.ID, "roles", role), nil, nil,
 		&gophercloud.RequestOpts{OkCodes: []int{204}}); err != nil {
-		return nil, fmt.Errorf("granting member: %w", err)
+		return nil, fmt.Errorf("granting %s: %w", roleName, err)
 	}
 	return []byte(fmt.Sprintf(`clouds:
   openstack:
@@ -356,4 +362,26 @@ func (o *OpenStack) CreateProjectMember(ctx context.Context, name, password stri
       project_domain_name: Default
     region_name: %s
 `, o.AuthURL(), name, password, Region)), nil
+}
+
+// SetUserPassword changes a user's password in Keystone, as an admin rotating it would.
+func (o *OpenStack) SetUserPassword(ctx context.Context, name, password string) error {
+	identity, err := o.identity(ctx)
+	if err != nil {
+		return err
+	}
+	var page struct {
+		Users []struct {
+			ID string `json:"id"`
+		} `json:"users"`
+	}
+	if _, err := identity.Get(ctx, identity.ServiceURL("users")+"?name="+name, &page, nil); err != nil {
+		return err
+	}
+	if len(page.Users) == 0 {
+		return fmt.Errorf("no user named %s", name)
+	}
+	body := map[string]any{"user": map[string]any{"password": password}}
+	_, err = identity.Patch(ctx, identity.ServiceURL("users", page.Users[0].ID), body, nil, &gophercloud.RequestOpts{OkCodes: []int{200}})
+	return err
 }

@@ -47,13 +47,24 @@ func restoreCredentials(t *testing.T) {
 	})
 }
 
-// The driver secret carries the clouds.yaml keys the driver reads; a rotated password reaches it and
-// rolls the controller and node pods; malformed credentials are reported by field and change nothing.
+// The driver secret carries the clouds.yaml keys the driver reads; a rotated password that logs in
+// reaches it and rolls the controller and node pods; one that Keystone refuses is InvalidCredentials at
+// once and the driver keeps the last good secret; malformed credentials are reported by field and
+// change nothing.
 func TestDriverSecretSyncAndRotation(t *testing.T) {
 	restoreCredentials(t)
+	ctx := context.Background()
+	user := fmt.Sprintf("rotator-%d", time.Now().UnixNano())
+	clouds, err := world.OpenStack.CreateProjectUser(ctx, user, "first-password", "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := world.WriteCloudCredentials(ctx, clouds); err != nil {
+		t.Fatal(err)
+	}
 	startOperator(t, "", framework.ShareTypeSpec{Name: "default"})
 
-	want := map[string]string{"os-authURL": world.OpenStack.AuthURL(), "os-userName": "admin", "os-password": world.OpenStack.AdminPassword,
+	want := map[string]string{"os-authURL": world.OpenStack.AuthURL(), "os-userName": user, "os-password": "first-password",
 		"os-projectName": "admin", "os-userDomainName": "Default", "os-projectDomainName": "Default", "os-region": framework.Region}
 	waitDriverSecret(t, "initial keys", func(data map[string][]byte) error {
 		for k, v := range want {
@@ -68,7 +79,10 @@ func TestDriverSecretSyncAndRotation(t *testing.T) {
 	})
 	dep, node, _ := settledWorkloads(t)
 
-	rotated := bytes.Replace(world.OpenStack.CloudsYAML(), []byte(world.OpenStack.AdminPassword), []byte("rotated-password"), 1)
+	if err := world.OpenStack.SetUserPassword(ctx, user, "rotated-password"); err != nil {
+		t.Fatal(err)
+	}
+	rotated := bytes.Replace(clouds, []byte("first-password"), []byte("rotated-password"), 1)
 	if err := world.WriteCloudCredentials(context.Background(), rotated); err != nil {
 		t.Fatal(err)
 	}
@@ -95,6 +109,25 @@ func TestDriverSecretSyncAndRotation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	wrong := bytes.Replace(clouds, []byte("first-password"), []byte("wrong-password"), 1)
+	if err := world.WriteCloudCredentials(ctx, wrong); err != nil {
+		t.Fatal(err)
+	}
+	refused := world.WaitForCondition(t, manila.ConditionDegraded, operatorv1.ConditionTrue)
+	if refused.Reason != manila.ReasonInvalidCredentials || !strings.Contains(refused.Message, "401") || strings.Contains(refused.Message, "wrong-password") {
+		t.Errorf("a refused password: Degraded %s %q, want InvalidCredentials saying 401 and never the password", refused.Reason, refused.Message)
+	}
+	framework.Consistently(t, 6*time.Second, "the driver keeps the last good secret (a poll and more)", func(ctx context.Context) error {
+		s, err := driverSecret(ctx)
+		if err != nil {
+			return err
+		}
+		if s.ResourceVersion != good.ResourceVersion {
+			return fmt.Errorf("the driver secret received credentials that do not log in")
+		}
+		return nil
+	})
+
 	if err := world.WriteCloudCredentials(context.Background(), []byte("clouds:\n  openstack:\n    auth:\n      username: u\n      password: pw-never-shown\n")); err != nil {
 		t.Fatal(err)
 	}

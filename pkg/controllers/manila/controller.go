@@ -25,6 +25,7 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/verified"
 )
 
 // ControllerName prefixes the controller's conditions.
@@ -43,6 +44,8 @@ type Config struct {
 	Listings *sharetypes.Store
 	// OperatorConfig, if set, may override Schedule.Interval with its pollInterval.
 	OperatorConfig *operatorconfig.Source
+	// Verified, if set, records the clouds.yaml of every successful login, for the driver secret.
+	Verified *verified.Credentials
 }
 
 // Controller polls Keystone and Manila to learn whether the cloud offers Manila.
@@ -253,6 +256,9 @@ func (c *Controller) poll(ctx context.Context, in inputs) Observation {
 			return Observation{Outcome: PollFailed, Err: err}
 		}
 		c.session, c.sessionHash, c.publicOnly, c.forbiddenPolls = client, in.hash, false, 0
+		if c.cfg.Verified != nil {
+			c.cfg.Verified.Record(in.cloudsYAML)
+		}
 	}
 	manila, err := c.session.Manila()
 	if errors.Is(err, openstack.ErrNoManilaService) {

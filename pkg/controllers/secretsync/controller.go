@@ -25,6 +25,7 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/guard"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/verified"
 )
 
 // ControllerName prefixes the controller's condition.
@@ -43,9 +44,12 @@ type Deps struct {
 	OperandConfigMaps corev1informers.ConfigMapInformer
 	// Namespaces tells whether the operand namespace exists; nothing is written until it does.
 	Namespaces corev1informers.NamespaceInformer
-	Client     corev1client.CoreV1Interface
-	Recorder   events.Recorder
-	Clock      clock.PassiveClock
+	// Verified, if set, holds the credentials the operator last logged in with: only those reach the
+	// driver secret.
+	Verified *verified.Credentials
+	Client   corev1client.CoreV1Interface
+	Recorder events.Recorder
+	Clock    clock.PassiveClock
 	// Grace is how long a missing source secret is waited for before Degraded (default 30 s).
 	Grace time.Duration
 }
@@ -57,8 +61,9 @@ type Deps struct {
 // openshift-config/cloud-provider-config, its two outputs, the operand namespace and the
 // ClusterCSIDriver (spec.managementState).
 //
-// Writes: the driver secret (the clouds.yaml keys mapped for the driver), the CA copy, condition
-// SecretSyncControllerDegraded. Only differences are written.
+// Writes: the driver secret (the clouds.yaml keys mapped for the driver) from credentials the operator
+// has just logged in with (a rotated password that fails keeps the last good secret), the CA copy,
+// condition SecretSyncControllerDegraded. Only differences are written.
 //
 // Policy: on any bad input (missing secret past the grace period, malformed clouds.yaml, a CA that is
 // not PEM) it reports and keeps the last good outputs; it never deletes them. It writes nothing while
@@ -92,7 +97,12 @@ func newController(d Deps) (*Controller, factory.Controller) {
 		configMaps:   d.OperandConfigMaps.Lister().ConfigMaps(names.OperandNamespace),
 		namespaces:   d.Namespaces.Lister(),
 	}
+	syncCtx := factory.NewSyncContext(ControllerName, d.Recorder.WithComponentSuffix("secret-sync"))
+	if d.Verified != nil {
+		d.Verified.Subscribe(func() { syncCtx.Queue().Add(factory.DefaultQueueKey) })
+	}
 	return c, factory.New().
+		WithSyncContext(syncCtx).
 		WithSync(guard.Sync(ControllerName, d.OperatorClient, c.sync)).
 		WithFilteredEventsInformers(factory.NamesFilter(names.CloudCredentialsSecret), d.OperatorSecrets.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(names.CloudConfigMap), d.CloudConfig.Informer()).
@@ -200,6 +210,10 @@ func (c *Controller) syncSecret(ctx context.Context, recorder events.Recorder) (
 	cloud, err := openstack.ParseCloud(clouds, names.CloudName)
 	if err != nil {
 		return fmt.Errorf("Secret %s/%s key %s: %w", names.OperatorNamespace, names.CloudCredentialsSecret, names.CloudsYAMLKey, err), 0
+	}
+	if c.d.Verified != nil && !c.d.Verified.Verified(clouds) {
+		// Not logged in with yet: the Manila controller's next login decides, and reports a failure.
+		return nil, 0
 	}
 	data := cloudcredentials.DriverSecret(cloud, CAInUse(c.cloudConfigs, c.configMaps))
 	have, err := c.secrets.Get(names.DriverSecret)

@@ -16,6 +16,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/verified"
 )
 
 const clouds = `clouds:
@@ -30,6 +31,7 @@ const clouds = `clouds:
 
 // Without the operand namespace, or while not Managed, one sync sends no request at all: no failing
 // creates into a missing namespace (on every OpenStack cluster without Manila), no write when Unmanaged.
+// Only credentials the operator has just logged in with reach the driver secret.
 func TestSyncSendsNothing(t *testing.T) {
 	source := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: names.CloudCredentialsSecret, Namespace: names.OperatorNamespace},
 		Data: map[string][]byte{names.CloudsYAMLKey: []byte(clouds)}}
@@ -38,12 +40,15 @@ func TestSyncSendsNothing(t *testing.T) {
 		name      string
 		state     operatorv1.ManagementState
 		namespace bool
+		login     string // the clouds.yaml of the last successful login
 		wantWrite bool
 	}{
-		{name: "Managed, no operand namespace", state: operatorv1.Managed},
-		{name: "Unmanaged", state: operatorv1.Unmanaged, namespace: true},
-		{name: "Removed", state: operatorv1.Removed, namespace: true},
-		{name: "Managed with the namespace writes the driver secret", state: operatorv1.Managed, namespace: true, wantWrite: true},
+		{name: "Managed, no operand namespace", state: operatorv1.Managed, login: clouds},
+		{name: "Unmanaged", state: operatorv1.Unmanaged, namespace: true, login: clouds},
+		{name: "Removed", state: operatorv1.Removed, namespace: true, login: clouds},
+		{name: "credentials not logged in with yet", state: operatorv1.Managed, namespace: true},
+		{name: "credentials other than the last login", state: operatorv1.Managed, namespace: true, login: clouds + "\n# older\n"},
+		{name: "Managed, namespace, verified: the driver secret is written", state: operatorv1.Managed, namespace: true, login: clouds, wantWrite: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			objs := []runtime.Object{source}
@@ -52,7 +57,12 @@ func TestSyncSendsNothing(t *testing.T) {
 			}
 			client := fake.NewClientset(objs...)
 			inf := informers.NewSharedInformerFactory(client, 0)
+			verifiedCreds := &verified.Credentials{}
+			if tc.login != "" {
+				verifiedCreds.Record([]byte(tc.login))
+			}
 			d := Deps{
+				Verified:          verifiedCreds,
 				OperatorClient:    v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: tc.state}, &operatorv1.OperatorStatus{}, nil),
 				OperatorSecrets:   inf.Core().V1().Secrets(),
 				CloudConfig:       inf.Core().V1().ConfigMaps(),
