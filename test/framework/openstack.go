@@ -281,6 +281,12 @@ func (o *OpenStack) RegisterManilaInCatalog(ctx context.Context) error {
 // RegisterManilaInCatalogAt registers Manila with endpoints on the given host name instead of
 // 127.0.0.1, e.g. one only a test's forward proxy resolves.
 func (o *OpenStack) RegisterManilaInCatalogAt(ctx context.Context, host string) error {
+	return o.RegisterManilaAtURL(ctx, fmt.Sprintf("http://%s:%d", host, o.ManilaPort))
+}
+
+// RegisterManilaAtURL registers Manila with endpoints under base (scheme://host:port), e.g. a proxy
+// in front of the Manila API, as when Manila's endpoint moves.
+func (o *OpenStack) RegisterManilaAtURL(ctx context.Context, base string) error {
 	identity, err := o.identity(ctx)
 	if err != nil {
 		return err
@@ -294,7 +300,7 @@ func (o *OpenStack) RegisterManilaInCatalogAt(ctx context.Context, host string) 
 		for _, iface := range []gophercloud.Availability{gophercloud.AvailabilityPublic, gophercloud.AvailabilityInternal, gophercloud.AvailabilityAdmin} {
 			_, err := endpoints.Create(ctx, identity, endpoints.CreateOpts{
 				Availability: iface, Region: Region, ServiceID: created.ID,
-				URL: fmt.Sprintf("http://%s:%d%s", host, o.ManilaPort, svc.path),
+				URL: base + svc.path,
 			}).Extract()
 			if err != nil {
 				return fmt.Errorf("registering the %s %s endpoint: %w", iface, svc.typ, err)

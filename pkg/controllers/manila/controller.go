@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"net"
 	"net/http"
 	"time"
 
@@ -178,6 +179,10 @@ func (c *Controller) pollIfDue(ctx context.Context) (Observation, bool) {
 		c.failures = 0
 	} else {
 		c.failures++
+		if obs.Outcome == PollFailed && c.failures >= sessionRefreshAfter {
+			// Whatever the cause, the catalog read at login may be what is wrong: log in afresh.
+			c.session = nil
+		}
 	}
 	c.report(obs)
 	c.lastPoll = now
@@ -273,6 +278,10 @@ func (c *Controller) poll(ctx context.Context, in inputs) Observation {
 	}
 	types, complete, err := c.listShareTypes(ctx, manila)
 	if err != nil {
+		if endpointGone(err) {
+			// The catalog is fixed at login: Manila may have moved. The next poll logs in again.
+			c.session = nil
+		}
 		return Observation{Outcome: PollFailed, Err: err}
 	}
 	if c.cfg.Listings != nil {
@@ -285,6 +294,20 @@ func (c *Controller) poll(ctx context.Context, in inputs) Observation {
 		c.cfg.OnManilaFound(types)
 	}
 	return Observation{Outcome: ManilaFound, ShareTypes: len(types)}
+}
+
+// sessionRefreshAfter is how many failed polls in a row make the next one log in again, re-reading the
+// catalog, whatever the errors were.
+const sessionRefreshAfter = 2
+
+// endpointGone reports errors that say Manila is not where the catalog read at login put it: a 404,
+// or no connection at all.
+func endpointGone(err error) bool {
+	if gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+		return true
+	}
+	var opErr *net.OpError
+	return errors.As(err, &opErr)
 }
 
 // forbiddenRetry is how many polls list public types only after a 403 before the full listing is

@@ -1,0 +1,85 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	storagev1 "k8s.io/api/storage/v1"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/manila"
+	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
+)
+
+// manilaFront is a reverse proxy on its own loopback port in front of the Manila API: an endpoint
+// that can be registered in the catalog and then taken away.
+func manilaFront(t *testing.T) *httptest.Server {
+	t.Helper()
+	backend, err := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", world.OpenStack.ManilaPort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(httputil.NewSingleHostReverseProxy(backend))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func moveManilaTo(t *testing.T, base string) {
+	t.Helper()
+	ctx := context.Background()
+	if err := world.OpenStack.RemoveManilaFromCatalog(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := world.OpenStack.RegisterManilaAtURL(ctx, base); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Manila's endpoint moves in the catalog and the old one stops answering: the operator logs in again
+// and follows it within a poll or two, never Disabled, never Degraded, and the classes stay as they are.
+func TestManilaEndpointMoves(t *testing.T) {
+	first := manilaFront(t)
+	moveManilaTo(t, first.URL)
+	t.Cleanup(func() {
+		ctx := context.Background()
+		if err := world.OpenStack.RemoveManilaFromCatalog(ctx); err != nil {
+			t.Error(err)
+		}
+		if err := world.OpenStack.RegisterManilaInCatalog(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	op := startOperator(t, "", framework.ShareTypeSpec{Name: "default"})
+	before := world.WaitForStorageClass(t, "csi-manila-default", nil)
+	world.WaitForNoCondition(t, manila.ConditionDisabled)
+	degraded, disabled := watchDegraded(t), watchDisabled(t)
+
+	second := manilaFront(t)
+	moveManilaTo(t, second.URL)
+	first.Close()
+	requestsBefore := len(op.Requests.Log())
+	framework.Eventually(t, 30*time.Second, "a share-type listing through the new endpoint", func(context.Context) error {
+		for _, r := range op.Requests.Log()[requestsBefore:] {
+			if u, err := url.Parse(second.URL); err == nil && strings.Contains(r, u.Host) {
+				return nil
+			}
+		}
+		return fmt.Errorf("no request to %s yet", second.URL)
+	})
+	world.WaitForCondition(t, manila.ConditionDegraded, operatorv1.ConditionFalse)
+	if got := append(degraded(), disabled()...); len(got) > 0 {
+		t.Errorf("the move showed %v", got)
+	}
+	world.WaitForStorageClass(t, "csi-manila-default", func(sc *storagev1.StorageClass) error {
+		if sc.UID != before.UID {
+			return fmt.Errorf("recreated")
+		}
+		return nil
+	})
+}
