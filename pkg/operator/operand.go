@@ -40,6 +40,7 @@ type operandControllers struct {
 	// once the config observer has written it: waiting for an input is not a failure to report.
 	controllerService factory.Controller
 	operatorClient    v1helpers.OperatorClient
+	configObserver    factory.Controller
 	nfsNode           factory.Controller
 	snapshotCls       factory.Controller
 	monitor           factory.Controller
@@ -81,7 +82,6 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 	set := csicontrollerset.NewCSIControllerSet(c.operatorClient, recorder).
 		WithStaticResourcesController("ManilaDriverStaticResourcesController", c.kube, c.dynamic, c.kubeInformers, render,
 			append(assets.StaticResources(), assets.CSIDriver)).
-		WithCSIConfigObserverController("ManilaDriverCSIConfigObserverController", c.configInformer).
 		WithCSIDriverNodeService("ManilaDriverNodeServiceController", render, assets.NodeDaemonSet,
 			c.kube, operandInformers, nodeInformers, nodeHooks...)
 
@@ -93,6 +93,8 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 	if err != nil {
 		panic(err)
 	}
+	configObserver := csiconfigobservercontroller.NewCSIConfigObserverController("ManilaDriverCSIConfigObserverController",
+		observedConfigClient{c.operatorClient}, c.configInformer, recorder)
 	controllerService := csidrivercontrollerservicecontroller.NewCSIDriverControllerServiceController("ManilaDriverControllerServiceController",
 		controllerManifest, recorder, c.operatorClient, c.kube, operandInformers.Apps().V1().Deployments(), c.configInformer,
 		deploymentInformers, deploymentHooks...)
@@ -110,6 +112,7 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 	return &operandControllers{
 		set:               set,
 		controllerService: controllerService,
+		configObserver:    configObserver,
 		operatorClient:    c.operatorClient,
 		nfsNode:           nfsNode,
 		snapshotCls: conditionalStatic("VolumeSnapshotClassController", c, recorder, render,
@@ -122,7 +125,7 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 // Run starts every operand controller; they stop with ctx.
 func (o *operandControllers) Run(ctx context.Context) {
 	o.set.Run(ctx, 1)
-	for _, ctrl := range []factory.Controller{o.nfsNode, o.snapshotCls, o.monitor} {
+	for _, ctrl := range []factory.Controller{o.configObserver, o.nfsNode, o.snapshotCls, o.monitor} {
 		go ctrl.Run(ctx, 1)
 	}
 	go func() {
