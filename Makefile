@@ -6,6 +6,7 @@
 #   make test        unit + integration tests; installs/builds what they need first (make test-deps)
 #   make test-unit   unit tests only (no control plane, no OpenStack)
 #   make test-deps   apt packages (Keystone, Manila API), kube-apiserver + etcd, CRDs; idempotent
+#   make fuzz        each fuzz target for FUZZTIME (default 60s); make test runs each for 3s
 #   make verify      gofmt and go vet
 #   make vendor      go mod tidy && go mod vendor (only when dependencies really change)
 
@@ -29,7 +30,12 @@ LDFLAGS    := -X $(PKG)/pkg/version.Version=$(VERSION) -X $(PKG)/pkg/version.Git
 # Integration tests share one control plane and one OpenStack per package; packages run one at a time.
 TEST_FLAGS ?= -count=1 -p 1 -timeout 45m
 
-.PHONY: all build bench demo test test-unit test-deps deps-apt deps-controlplane deps-crds verify vendor clean
+.PHONY: all build bench demo test test-unit test-deps deps-apt deps-controlplane deps-crds fuzz verify vendor clean
+
+# Fuzz targets as package:function; their seed corpora live in each package's testdata/fuzz.
+FUZZ_TARGETS := ./pkg/storageclass:FuzzClassNames ./pkg/cloudcredentials:FuzzDriverSecret \
+	./pkg/operatorconfig:FuzzParse ./pkg/extramounts:FuzzApply
+FUZZTIME ?= 60s
 
 all: build
 
@@ -44,6 +50,13 @@ bench: test-deps
 
 test: test-deps
 	TEST_K8S_BIN_DIR=$(K8S_BIN) TEST_CRD_DIR=$(CRD_DIR) $(GO) test $(TEST_FLAGS) ./...
+	$(MAKE) --no-print-directory fuzz FUZZTIME=3s
+
+fuzz:
+	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
+		echo "== fuzz $$fn in $$pkg for $(FUZZTIME)"; \
+		$(GO) test $$pkg -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) || exit 1; \
+	done
 
 test-unit:
 	$(GO) test -count=1 ./pkg/... ./cmd/... ./assets/... ./manifests/...

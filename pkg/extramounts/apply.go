@@ -2,7 +2,11 @@ package extramounts
 
 import (
 	"fmt"
+	"path"
 	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -27,6 +31,9 @@ func Apply(spec *corev1.PodSpec, target Target, entries []Entry) error {
 			field := fmt.Sprintf("volumes[%d].name", i)
 			if v.Name == "" {
 				return &EntryError{Entry: e.Source, Field: field, Reason: "empty"}
+			}
+			if errs := validation.IsDNS1123Label(v.Name); len(errs) > 0 {
+				return &EntryError{Entry: e.Source, Field: field, Reason: "not a valid volume name: " + strings.Join(errs, "; ")}
 			}
 			if owner, dup := volumes[v.Name]; dup {
 				return &EntryError{Entry: e.Source, Field: field, Reason: fmt.Sprintf("volume %q in %s already exists in %s", v.Name, target.Name, owner)}
@@ -53,7 +60,13 @@ func Apply(spec *corev1.PodSpec, target Target, entries []Entry) error {
 				if m.MountPath == "" {
 					return &EntryError{Entry: e.Source, Field: fmt.Sprintf("mounts[%d].mountPath", mi), Reason: "empty"}
 				}
-				if slices.ContainsFunc(c.VolumeMounts, func(have corev1.VolumeMount) bool { return have.MountPath == m.MountPath }) {
+				if !path.IsAbs(m.MountPath) {
+					return &EntryError{Entry: e.Source, Field: fmt.Sprintf("mounts[%d].mountPath", mi), Reason: "not an absolute path"}
+				}
+				if m.SubPath != "" && (path.IsAbs(m.SubPath) || slices.Contains(strings.Split(m.SubPath, "/"), "..")) {
+					return &EntryError{Entry: e.Source, Field: fmt.Sprintf("mounts[%d].subPath", mi), Reason: "must be a relative path without '..'"}
+				}
+				if slices.ContainsFunc(c.VolumeMounts, func(have corev1.VolumeMount) bool { return path.Clean(have.MountPath) == path.Clean(m.MountPath) }) {
 					return &EntryError{Entry: e.Source, Field: fmt.Sprintf("mounts[%d].mountPath", mi),
 						Reason: fmt.Sprintf("%s is already a mount path of container %s in %s", m.MountPath, name, target.Name)}
 				}

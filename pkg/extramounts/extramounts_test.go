@@ -85,6 +85,11 @@ func TestApplyErrors(t *testing.T) {
 	badTarget := entry("f", "Workers")
 	emptyName := entry("g")
 	emptyName.Volumes[0].Name = ""
+	with := func(source string, edit func(*Entry)) Entry {
+		e := entry(source)
+		edit(&e)
+		return e
+	}
 	tests := []struct {
 		name    string
 		entries []Entry
@@ -99,6 +104,12 @@ func TestApplyErrors(t *testing.T) {
 		{"unknown container", []Entry{unknownContainer}, "d", "containers[1]"},
 		{"unknown propagation target", []Entry{badTarget}, "f", "propagation[0]"},
 		{"empty volume name", []Entry{emptyName}, "g", "volumes[0].name"},
+		{"volume name not a DNS label", []Entry{with("h", func(e *Entry) { e.Volumes[0].Name, e.Mounts[0].Name = "My_Vol", "My_Vol" })}, "h", "volumes[0].name"},
+		{"a built-in path with a trailing slash", []Entry{with("i", func(e *Entry) { e.Mounts[0].MountPath = "/plugin/" })}, "i", "mounts[0].mountPath"},
+		{"a built-in path with a double slash", []Entry{with("j", func(e *Entry) { e.Mounts[0].MountPath = "//plugin" })}, "j", "mounts[0].mountPath"},
+		{"a relative mount path", []Entry{with("k", func(e *Entry) { e.Mounts[0].MountPath = "etc/k" })}, "k", "mounts[0].mountPath"},
+		{"a subPath climbing out", []Entry{with("l", func(e *Entry) { e.Mounts[0].SubPath = "a/../../etc" })}, "l", "mounts[0].subPath"},
+		{"an absolute subPath", []Entry{with("m", func(e *Entry) { e.Mounts[0].SubPath = "/etc" })}, "m", "mounts[0].subPath"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
