@@ -3,6 +3,8 @@ package framework
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +28,16 @@ import (
 // Region is the region the test Keystone bootstraps.
 const Region = "RegionOne"
 
+// SentinelPassword returns a password unique to this run and easy to find: the world's credentials
+// carry it, and it must never show anywhere but in the two Secrets that hold them.
+func SentinelPassword() string {
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	return "Sentinel-" + hex.EncodeToString(b)
+}
+
 // OpenStack is a running Keystone + Manila API from Debian's packages (hack/openstack-peer.sh).
 type OpenStack struct {
 	Dir           string
@@ -41,7 +53,7 @@ func StartOpenStack(ctx context.Context) (*OpenStack, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &OpenStack{Dir: dir, AdminPassword: "admin-" + strconv.Itoa(os.Getpid())}
+	o := &OpenStack{Dir: dir, AdminPassword: SentinelPassword()}
 	if o.KeystonePort, err = FreePort(); err != nil {
 		return nil, err
 	}

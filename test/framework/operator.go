@@ -149,6 +149,9 @@ func (w *World) RunOperatorWith(t testing.TB, opts *operator.Options, counter *R
 	t.Cleanup(func() {
 		running.Stop()
 		// The operator runs as its ServiceAccount: any refused request is a missing RBAC rule.
+		if w.OpenStack != nil && strings.Contains(logs.String(), w.OpenStack.AdminPassword) {
+			t.Errorf("the operator's log shows the world's password:\n%s", linesWith(logs.String(), w.OpenStack.AdminPassword))
+		}
 		if denied := linesWith(logs.String(), "is forbidden"); denied != "" {
 			t.Errorf("the operator was refused requests under its ServiceAccount (a missing rule in manifests/):\n%s", denied)
 		}

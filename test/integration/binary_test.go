@@ -117,6 +117,9 @@ func startBinary(t *testing.T, extraArgs []string, extraEnv ...string) *binaryRu
 	go func() { r.exited <- cmd.Wait(); logOut.Close() }()
 	t.Cleanup(func() {
 		r.stop()
+		if b, _ := os.ReadFile(logFile); strings.Contains(string(b), world.OpenStack.AdminPassword) {
+			t.Errorf("the operator binary's log shows the world's password:\n%s", grepLines(string(b), world.OpenStack.AdminPassword))
+		}
 		if t.Failed() {
 			b, _ := os.ReadFile(logFile)
 			t.Logf("operator binary log (last 150 lines):\n%s", lastLines(string(b), 150))

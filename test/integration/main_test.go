@@ -27,6 +27,18 @@ func TestMain(m *testing.M) {
 		time.Since(start).Round(time.Millisecond), w.Config.Host, w.OpenStack.AuthURL(), w.OpenStack.ManilaURL())
 	world = w
 	code := m.Run()
+	// No credential anywhere but where it must be, after every test has run.
+	leaks, err := w.FindSentinel(context.Background(), w.OpenStack.AdminPassword)
+	switch {
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "FAIL: the sentinel check: %v\n", err)
+		code = 1
+	case len(leaks) > 0:
+		fmt.Fprintf(os.Stderr, "FAIL: the world's password shows in %v\n", leaks)
+		code = 1
+	default:
+		fmt.Fprintf(os.Stderr, "sentinel check: the world's password is only in its two Secrets\n")
+	}
 	w.Stop()
 	os.Exit(code)
 }
