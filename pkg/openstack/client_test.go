@@ -18,12 +18,17 @@ import (
 
 func testCA(t *testing.T) []byte {
 	t.Helper()
+	return testCAValidUntil(t, time.Now().Add(time.Hour))
+}
+
+func testCAValidUntil(t *testing.T, notAfter time.Time) []byte {
+	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test-ca"},
-		NotBefore: time.Now(), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
+		NotBefore: notAfter.Add(-2 * time.Hour), NotAfter: notAfter, IsCA: true, BasicConstraintsValid: true,
 		KeyUsage: x509.KeyUsageCertSign}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
@@ -95,6 +100,8 @@ func TestValidCABundle(t *testing.T) {
 		{"garbage", []byte("not a certificate"), false},
 		{"trailing garbage", append(append([]byte{}, ca...), []byte("junk")...), false},
 		{"a key, not a certificate", []byte("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"), false},
+		{"expired", testCAValidUntil(t, time.Now().Add(-time.Minute)), false},
+		{"one expired, one valid", append(testCAValidUntil(t, time.Now().Add(-time.Minute)), ca...), true},
 	}
 	for _, tt := range tests {
 		if got := ValidCABundle(tt.data); got != tt.want {

@@ -163,8 +163,8 @@ func (c *Controller) syncCA(ctx context.Context, recorder events.Recorder) error
 		return err
 	}
 	pemData := src.Data[names.CABundleKey]
-	if !openstack.ValidCABundle([]byte(pemData)) {
-		return fmt.Errorf("ConfigMap %s/%s key %s is not a valid PEM certificate bundle", names.CloudConfigNamespace, names.CloudConfigMap, names.CABundleKey)
+	if problem := openstack.CABundleProblem([]byte(pemData), c.d.Clock.Now()); problem != "" {
+		return fmt.Errorf("ConfigMap %s/%s key %s %s (not a valid PEM certificate bundle)", names.CloudConfigNamespace, names.CloudConfigMap, names.CABundleKey, problem)
 	}
 	want := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: names.CloudCAConfigMap, Namespace: names.OperandNamespace},
