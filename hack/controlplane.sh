@@ -7,6 +7,7 @@
 #   controlplane.sh crds   CRD_DIR            # copy the operator's CRDs out of Go modules into CRD_DIR
 #   controlplane.sh start  BIN_DIR STATE_DIR  # start etcd + kube-apiserver on 127.0.0.1, random ports
 #   controlplane.sh stop   STATE_DIR          # stop what `start` started (by PID)
+#   controlplane.sh restart-apiserver STATE_DIR  # restart kube-apiserver alone, same port and etcd
 #
 # After `start`: export KUBECONFIG=STATE_DIR/kubeconfig   (client-cert auth, user in system:masters)
 # For controller-runtime envtest: export KUBEBUILDER_ASSETS=BIN_DIR (holds kube-apiserver and etcd).
@@ -135,6 +136,42 @@ gen_certs() { # $1 = cert dir
   openssl rsa -in "$d/sa.key" -pubout -out "$d/sa.pub" 2>/dev/null
 }
 
+start_apiserver() { # $1 bin dir, $2 state dir, $3 etcd port, $4 apiserver port
+  local bin="$1" st="$2" ep="$3" ap="$4"
+  "$bin/kube-apiserver" \
+    --etcd-servers="http://127.0.0.1:$ep" \
+    --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$ap" \
+    --cert-dir="$st/certs" \
+    --tls-cert-file="$st/certs/apiserver.crt" --tls-private-key-file="$st/certs/apiserver.key" \
+    --client-ca-file="$st/certs/ca.crt" \
+    --service-account-issuer="https://127.0.0.1:$ap" \
+    --service-account-key-file="$st/certs/sa.pub" --service-account-signing-key-file="$st/certs/sa.key" \
+    --service-cluster-ip-range=10.0.0.0/24 --allow-privileged=true \
+    --authorization-mode=RBAC --disable-admission-plugins=ServiceAccount \
+    >>"$st/kube-apiserver.log" 2>&1 &
+  echo $! >"$st/kube-apiserver.pid"
+}
+
+wait_ready() { # $1 state dir, $2 apiserver port
+  local st="$1" ap="$2" c="$1/certs" deadline=$(( $(date +%s) + START_TIMEOUT ))
+  until curl -sf --cacert "$c/ca.crt" --cert "$c/admin.crt" --key "$c/admin.key" "https://127.0.0.1:$ap/readyz" >/dev/null 2>&1; do
+    kill -0 "$(cat "$st/kube-apiserver.pid")" 2>/dev/null || { tail -20 "$st/kube-apiserver.log" >&2; cmd_stop "$st"; die "kube-apiserver exited"; }
+    kill -0 "$(cat "$st/etcd.pid")" 2>/dev/null || { tail -20 "$st/etcd.log" >&2; cmd_stop "$st"; die "etcd exited"; }
+    [ "$(date +%s)" -lt "$deadline" ] || { tail -20 "$st/kube-apiserver.log" >&2; cmd_stop "$st"; die "not ready after ${START_TIMEOUT}s"; }
+    sleep 0.2
+  done
+}
+
+# restart-apiserver STATE: stops kube-apiserver and starts it again on the same port and etcd, as an
+# upgrade or a crash of the control plane would.
+cmd_restart-apiserver() {
+  local st="${1:?usage: restart-apiserver STATE_DIR}" t0; t0=$(now)
+  stop_pid "$st/kube-apiserver.pid" kube-apiserver
+  start_apiserver "$(cat "$st/bin.dir")" "$st" "$(cat "$st/etcd.port")" "$(cat "$st/apiserver.port")"
+  wait_ready "$st" "$(cat "$st/apiserver.port")"
+  log "kube-apiserver restarted in $(since "$t0")"
+}
+
 cmd_start() {
   local bin="${1:?usage: start BIN_DIR STATE_DIR}" st="${2:?usage: start BIN_DIR STATE_DIR}" t0 ep pp ap extra=()
   bin="$(cd "$bin" && pwd)"; mkdir -p "$st"; st="$(cd "$st" && pwd)"
@@ -151,26 +188,11 @@ cmd_start() {
     --initial-cluster="cp=http://127.0.0.1:$pp" --log-level=warn "${extra[@]}" \
     >"$st/etcd.log" 2>&1 &
   echo $! >"$st/etcd.pid"
-  "$bin/kube-apiserver" \
-    --etcd-servers="http://127.0.0.1:$ep" \
-    --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$ap" \
-    --cert-dir="$st/certs" \
-    --tls-cert-file="$st/certs/apiserver.crt" --tls-private-key-file="$st/certs/apiserver.key" \
-    --client-ca-file="$st/certs/ca.crt" \
-    --service-account-issuer="https://127.0.0.1:$ap" \
-    --service-account-key-file="$st/certs/sa.pub" --service-account-signing-key-file="$st/certs/sa.key" \
-    --service-cluster-ip-range=10.0.0.0/24 --allow-privileged=true \
-    --authorization-mode=RBAC --disable-admission-plugins=ServiceAccount \
-    >"$st/kube-apiserver.log" 2>&1 &
-  echo $! >"$st/kube-apiserver.pid"
+  echo "$bin" >"$st/bin.dir"
+  start_apiserver "$bin" "$st" "$ep" "$ap"
   echo "$ep" >"$st/etcd.port"; echo "$ap" >"$st/apiserver.port"
-  local c="$st/certs" deadline=$(( $(date +%s) + START_TIMEOUT ))
-  until curl -sf --cacert "$c/ca.crt" --cert "$c/admin.crt" --key "$c/admin.key" "https://127.0.0.1:$ap/readyz" >/dev/null 2>&1; do
-    kill -0 "$(cat "$st/kube-apiserver.pid")" 2>/dev/null || { tail -20 "$st/kube-apiserver.log" >&2; cmd_stop "$st"; die "kube-apiserver exited"; }
-    kill -0 "$(cat "$st/etcd.pid")" 2>/dev/null || { tail -20 "$st/etcd.log" >&2; cmd_stop "$st"; die "etcd exited"; }
-    [ "$(date +%s)" -lt "$deadline" ] || { tail -20 "$st/kube-apiserver.log" >&2; cmd_stop "$st"; die "not ready after ${START_TIMEOUT}s"; }
-    sleep 0.2
-  done
+  local c="$st/certs"
+  wait_ready "$st" "$ap"
   b64() { base64 -w0 <"$1"; }
   cat >"$st/kubeconfig" <<EOF
 apiVersion: v1
@@ -215,6 +237,6 @@ cmd_stop() {
 }
 
 case "${1:-}" in
-  build|crds|start|stop) c="$1"; shift; "cmd_$c" "$@" ;;
+  build|crds|start|stop|restart-apiserver) c="$1"; shift; "cmd_$c" "$@" ;;
   *) sed -n '2,20p' "$0"; exit 2 ;;
 esac

@@ -103,6 +103,13 @@ func (cp *ControlPlane) Stop() {
 	_ = os.RemoveAll(cp.StateDir)
 }
 
+// RestartAPIServer stops kube-apiserver and starts it again on the same port with the same etcd, and
+// returns once it is ready: what clients see of a control-plane upgrade or crash.
+func (cp *ControlPlane) RestartAPIServer() error {
+	_, err := runScript(nil, "controlplane.sh", "restart-apiserver", cp.StateDir)
+	return err
+}
+
 // APIServerLog returns kube-apiserver's log, for failure reports.
 func (cp *ControlPlane) APIServerLog() string {
 	b, _ := os.ReadFile(filepath.Join(cp.StateDir, "kube-apiserver.log"))

@@ -12,6 +12,7 @@ import (
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/manila"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
@@ -82,4 +83,33 @@ func TestManilaEndpointMoves(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// kube-apiserver restarts mid-run: the operator keeps running, re-establishes its watches and goes
+// on reconciling (a CSIDriver deleted after the restart comes back); nothing it owns is deleted or
+// recreated by it.
+func TestKubeAPIServerRestartMidRun(t *testing.T) {
+	startOperator(t, "", framework.ShareTypeSpec{Name: "gold"}, framework.ShareTypeSpec{Name: "silver"})
+	converged(t, driverImage)
+	before := ownedUIDs(t)
+	if err := world.RestartAPIServer(); err != nil {
+		t.Fatal(err)
+	}
+	deletions := watchDeletions(t)
+	if err := world.Kube.StorageV1().CSIDrivers().Delete(context.Background(), "manila.csi.openstack.org", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitForCSIDriver(t)
+	converged(t, driverImage)
+	after := ownedUIDs(t)
+	for key, uid := range before {
+		if key != "CSIDriver/manila.csi.openstack.org" && after[key] != uid {
+			t.Errorf("%s was recreated across the restart: UID %s -> %s", key, uid, after[key])
+		}
+	}
+	for _, d := range deletions() {
+		if d != "CSIDriver/manila.csi.openstack.org" {
+			t.Errorf("%s was deleted after the restart", d)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -428,3 +429,30 @@ func manifestEnv(t *testing.T, name string) string {
 // shortLease are the leader-election flags that make a killed process's lease expire in 10 s
 // instead of library-go's 137 s.
 var shortLease = []string{"--leader-election-lease-duration=10s", "--leader-election-renew-deadline=7s", "--leader-election-retry-period=2s"}
+
+// Two operator processes at once, as during a rolling update: one leads and reconciles; when it stops,
+// the other takes over (a released lease, at once) and reconciles in its place.
+func TestTwoOperatorsOneLeader(t *testing.T) {
+	world.ResetOperand(t)
+	world.ResetStorageClasses(t)
+	createShareType(t, framework.ShareTypeSpec{Name: "gold"})
+	createShareType(t, framework.ShareTypeSpec{Name: "silver"})
+	world.CreateClusterCSIDriver(t, operatorv1.Managed)
+	image := manifestEnv(t, "DRIVER_IMAGE")
+	first := startBinary(t, shortLease)
+	leader := waitForNewLeader(t, "")
+	second := startBinary(t, shortLease)
+	converged(t, image)
+	if err := first.terminate(t); err != nil {
+		t.Errorf("the first operator's exit: %v", err)
+	}
+	waitForNewLeader(t, leader)
+	if err := world.Kube.StorageV1().CSIDrivers().Delete(context.Background(), names.CSIDriverName, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitForCSIDriver(t)
+	converged(t, image)
+	if b, _ := os.ReadFile(second.logFile); !strings.Contains(string(b), "Successfully acquired lease") {
+		t.Errorf("the second operator never took the lease:\n%s", lastLines(string(b), 30))
+	}
+}
