@@ -113,3 +113,37 @@ func TestKubeAPIServerRestartMidRun(t *testing.T) {
 		}
 	}
 }
+
+// sharev2 removed from the catalog after Manila was found: Disabled with its reason, as on a cloud
+// without Manila, and the operand is kept so pods can unmount; registered again, Disabled goes away.
+func TestManilaRemovedAfterFound(t *testing.T) {
+	startOperator(t, "", framework.ShareTypeSpec{Name: "default"})
+	converged := world.WaitForDeployment(t, nil)
+	world.WaitForNoCondition(t, manila.ConditionDisabled)
+	degraded := watchDegraded(t)
+	ctx := context.Background()
+	if err := world.OpenStack.RemoveManilaFromCatalog(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := world.OpenStack.RegisterManilaInCatalog(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	cond := world.WaitForCondition(t, manila.ConditionDisabled, operatorv1.ConditionTrue)
+	if cond.Reason != manila.ReasonNoManilaService {
+		t.Errorf("Disabled reason %s, want %s", cond.Reason, manila.ReasonNoManilaService)
+	}
+	deployment := world.WaitForDeployment(t, nil)
+	if deployment.UID != converged.UID {
+		t.Errorf("the controller Deployment was recreated")
+	}
+	waitForCSIDriver(t)
+	if err := world.OpenStack.RegisterManilaInCatalog(ctx); err != nil {
+		t.Fatal(err)
+	}
+	world.WaitForNoCondition(t, manila.ConditionDisabled)
+	if got := degraded(); len(got) > 0 {
+		t.Errorf("Degraded while Manila was away: %v", got)
+	}
+}
