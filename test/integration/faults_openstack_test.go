@@ -125,7 +125,11 @@ func TestManilaRemovedAfterFound(t *testing.T) {
 	if err := world.OpenStack.RemoveManilaFromCatalog(ctx); err != nil {
 		t.Fatal(err)
 	}
+	registered := false
 	t.Cleanup(func() {
+		if registered {
+			return
+		}
 		if err := world.OpenStack.RegisterManilaInCatalog(context.Background()); err != nil {
 			t.Error(err)
 		}
@@ -142,6 +146,7 @@ func TestManilaRemovedAfterFound(t *testing.T) {
 	if err := world.OpenStack.RegisterManilaInCatalog(ctx); err != nil {
 		t.Fatal(err)
 	}
+	registered = true
 	world.WaitForNoCondition(t, manila.ConditionDisabled)
 	if got := degraded(); len(got) > 0 {
 		t.Errorf("Degraded while Manila was away: %v", got)
