@@ -45,13 +45,14 @@ func TestStorageClassNamesOnRealManila(t *testing.T) {
 		"dot.-dash":  "csi-manila-dot-dash",
 		long:         "csi-manila-" + long[:233],
 	}
+	ids := map[string]string{}
 	for name := range plain {
-		createShareType(t, framework.ShareTypeSpec{Name: name})
+		ids[name] = createShareType(t, framework.ShareTypeSpec{Name: name})
 	}
 	for name := range hashed {
-		createShareType(t, framework.ShareTypeSpec{Name: name})
+		ids[name] = createShareType(t, framework.ShareTypeSpec{Name: name})
 	}
-	createShareType(t, framework.ShareTypeSpec{Name: "private_Only", Private: true})
+	ids["private_Only"] = createShareType(t, framework.ShareTypeSpec{Name: "private_Only", Private: true})
 	plain["private_Only"] = "csi-manila-private-only"
 
 	world.CreateClusterCSIDriver(t, operatorv1.Managed)
@@ -76,7 +77,8 @@ func TestStorageClassNamesOnRealManila(t *testing.T) {
 				return fmt.Errorf("duplicate class %s", sc.Name)
 			}
 			seen[sc.Name] = true
-			if sc.Parameters["type"] != typeName || sc.Annotations[storageclass.ShareTypeIDAnnotation] == "" {
+			// Each class maps back to exactly the share type it was made for, by name and by ID.
+			if sc.Parameters["type"] != typeName || sc.Annotations[storageclass.ShareTypeIDAnnotation] != ids[typeName] {
 				return fmt.Errorf("class %s: type parameter %q, annotations %v", sc.Name, sc.Parameters["type"], sc.Annotations)
 			}
 		}
