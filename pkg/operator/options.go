@@ -24,11 +24,15 @@ type Options struct {
 	Getenv func(string) string
 	// SecretGrace is how long a missing credentials secret is waited for before Degraded.
 	SecretGrace time.Duration
+	// CatalogRefresh is how long a login's service catalog is trusted: after it, the next poll logs in
+	// again, so Manila removed from (or moved in) the catalog is seen without waiting for the token
+	// to expire.
+	CatalogRefresh time.Duration
 }
 
-// DefaultOptions polls every 60 s.
+// DefaultOptions polls every 60 s and re-reads the catalog every 10 minutes.
 func DefaultOptions() *Options {
-	return &Options{PollInterval: time.Minute, SecretGrace: 30 * time.Second}
+	return &Options{PollInterval: time.Minute, SecretGrace: 30 * time.Second, CatalogRefresh: 10 * time.Minute}
 }
 
 // AddFlags binds the options to the start command's flags.

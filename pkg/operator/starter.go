@@ -93,6 +93,7 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 	schedule.Interval = o.PollInterval
 	manilaController := manila.NewController(manila.Config{
 		Schedule:           schedule,
+		CatalogRefresh:     o.CatalogRefresh,
 		OpenStackTransport: o.OpenStackTransport,
 		Listings:           listings,
 		OperatorConfig:     configSource,

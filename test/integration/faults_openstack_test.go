@@ -89,7 +89,8 @@ func TestManilaEndpointMoves(t *testing.T) {
 // on reconciling (a CSIDriver deleted after the restart comes back); nothing it owns is deleted or
 // recreated by it.
 func TestKubeAPIServerRestartMidRun(t *testing.T) {
-	startOperator(t, "", framework.ShareTypeSpec{Name: "gold"}, framework.ShareTypeSpec{Name: "silver"})
+	op := startOperator(t, "", framework.ShareTypeSpec{Name: "gold"}, framework.ShareTypeSpec{Name: "silver"})
+	op.SkipRBACCheck()
 	converged(t, driverImage)
 	before := ownedUIDs(t)
 	if err := world.RestartAPIServer(); err != nil {
@@ -114,10 +115,16 @@ func TestKubeAPIServerRestartMidRun(t *testing.T) {
 	}
 }
 
-// sharev2 removed from the catalog after Manila was found: Disabled with its reason, as on a cloud
-// without Manila, and the operand is kept so pods can unmount; registered again, Disabled goes away.
+// sharev2 removed from the catalog after Manila was found: once the operator re-reads the catalog
+// (CatalogRefresh, shortened here from 10 minutes), Disabled with its reason, as on a cloud without
+// Manila, and the operand is kept so pods can unmount; registered again, Disabled goes away.
 func TestManilaRemovedAfterFound(t *testing.T) {
-	startOperator(t, "", framework.ShareTypeSpec{Name: "default"})
+	world.ResetOperand(t)
+	createShareType(t, framework.ShareTypeSpec{Name: "default"})
+	world.CreateClusterCSIDriver(t, operatorv1.Managed)
+	opts, counter := framework.OperatorOptions()
+	opts.CatalogRefresh = 3 * time.Second
+	world.RunOperatorWith(t, opts, counter)
 	converged := world.WaitForDeployment(t, nil)
 	world.WaitForNoCondition(t, manila.ConditionDisabled)
 	degraded := watchDegraded(t)

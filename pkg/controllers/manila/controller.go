@@ -47,6 +47,8 @@ type Config struct {
 	OperatorConfig *operatorconfig.Source
 	// Verified, if set, records the clouds.yaml of every successful login, for the driver secret.
 	Verified *verified.Credentials
+	// CatalogRefresh, if set, is the age after which a login (and the catalog it brought) is renewed.
+	CatalogRefresh time.Duration
 }
 
 // Controller polls Keystone and Manila to learn whether the cloud offers Manila.
@@ -74,9 +76,10 @@ type Controller struct {
 	recorder       events.Recorder
 	clock          clock.PassiveClock
 
-	session     *openstack.Client
-	sessionHash string
-	publicOnly  bool
+	session      *openstack.Client
+	sessionHash  string
+	sessionSince time.Time
+	publicOnly   bool
 	// forbiddenPolls counts down the polls that list public types only after Manila refused the
 	// full listing; at zero the full listing is tried again.
 	forbiddenPolls int
@@ -251,6 +254,9 @@ func (c *Controller) readInputs() (inputs, error) {
 // poll logs in (only when the inputs changed or the catalog must be re-read), finds sharev2 and
 // lists the share types.
 func (c *Controller) poll(ctx context.Context, in inputs) Observation {
+	if c.session != nil && c.cfg.CatalogRefresh > 0 && c.clock.Since(c.sessionSince) >= c.cfg.CatalogRefresh {
+		c.session = nil // the catalog may have changed since the login: Manila removed or moved
+	}
 	if c.session == nil || c.sessionHash != in.hash {
 		client, err := openstack.Connect(ctx, in.cloudsYAML, names.CloudName, openstack.Options{
 			CABundle: in.caBundle, Transport: c.cfg.OpenStackTransport})
@@ -261,6 +267,7 @@ func (c *Controller) poll(ctx context.Context, in inputs) Observation {
 			return Observation{Outcome: PollFailed, Err: err}
 		}
 		c.session, c.sessionHash, c.publicOnly, c.forbiddenPolls = client, in.hash, false, 0
+		c.sessionSince = c.clock.Now()
 		if c.cfg.Verified != nil {
 			c.cfg.Verified.Record(in.cloudsYAML)
 		}
