@@ -45,7 +45,7 @@ type Config struct {
 	Listings *sharetypes.Store
 	// OperatorConfig, if set, may override Schedule.Interval with its pollInterval.
 	OperatorConfig *operatorconfig.Source
-	// Verified, if set, records the clouds.yaml of every successful login, for the driver secret.
+	// Verified, if set, records the clouds.yaml of every login that found Manila, for the driver secret.
 	Verified *verified.Credentials
 	// CatalogRefresh, if set, is the age after which a login (and the catalog it brought) is renewed.
 	CatalogRefresh time.Duration
@@ -268,9 +268,6 @@ func (c *Controller) poll(ctx context.Context, in inputs) Observation {
 		}
 		c.session, c.sessionHash, c.publicOnly, c.forbiddenPolls = client, in.hash, false, 0
 		c.sessionSince = c.clock.Now()
-		if c.cfg.Verified != nil {
-			c.cfg.Verified.Record(in.cloudsYAML)
-		}
 	}
 	manila, err := c.session.Manila()
 	if errors.Is(err, openstack.ErrNoManilaService) {
@@ -282,6 +279,10 @@ func (c *Controller) poll(ctx context.Context, in inputs) Observation {
 		return Observation{Outcome: InputInvalid, Err: secretFieldError(err)}
 	} else if err != nil {
 		return Observation{Outcome: PollFailed, Err: err}
+	}
+	if c.cfg.Verified != nil {
+		// Logged in and Manila found where the credentials point: what the driver needs.
+		c.cfg.Verified.Record(in.cloudsYAML)
 	}
 	types, complete, err := c.listShareTypes(ctx, manila)
 	if err != nil {
