@@ -193,3 +193,22 @@ func settledWorkloads(t *testing.T) (*appsv1.Deployment, *appsv1.DaemonSet, *app
 	})
 	return dep, node, nfs
 }
+
+// currentWorkloads returns the three workloads as they are now.
+func currentWorkloads(t *testing.T) (*appsv1.Deployment, *appsv1.DaemonSet, *appsv1.DaemonSet) {
+	t.Helper()
+	ctx := context.Background()
+	dep, err := world.Kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, framework.ControllerDeployment, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, err := world.Kube.AppsV1().DaemonSets(names.OperandNamespace).Get(ctx, framework.NodeDaemonSet, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nfs, err := world.Kube.AppsV1().DaemonSets(names.OperandNamespace).Get(ctx, framework.NFSNodeDaemonSet, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dep, node, nfs
+}
