@@ -15,9 +15,21 @@ type Credentials struct {
 	subs []func()
 }
 
-// Record notes a successful login with cloudsYAML and notifies subscribers when it is new.
-func (c *Credentials) Record(cloudsYAML []byte) {
-	sum := sha256.Sum256(cloudsYAML)
+// sum covers the credentials and the CA bundle they were used with: a CA change is a new login.
+func sum(cloudsYAML, caBundle []byte) [sha256.Size]byte {
+	h := sha256.New()
+	h.Write(cloudsYAML)
+	h.Write([]byte{0})
+	h.Write(caBundle)
+	var out [sha256.Size]byte
+	copy(out[:], h.Sum(nil))
+	return out
+}
+
+// Record notes a successful login with cloudsYAML and caBundle (empty for none) and notifies
+// subscribers when it is new.
+func (c *Credentials) Record(cloudsYAML, caBundle []byte) {
+	sum := sum(cloudsYAML, caBundle)
 	c.mu.Lock()
 	changed := !c.set || sum != c.sum
 	c.sum, c.set = sum, true
@@ -30,11 +42,12 @@ func (c *Credentials) Record(cloudsYAML []byte) {
 	}
 }
 
-// Verified reports whether cloudsYAML is what the last successful login used.
-func (c *Credentials) Verified(cloudsYAML []byte) bool {
+// Verified reports whether cloudsYAML and caBundle are what the last successful login used.
+func (c *Credentials) Verified(cloudsYAML, caBundle []byte) bool {
+	want := sum(cloudsYAML, caBundle)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.set && sha256.Sum256(cloudsYAML) == c.sum
+	return c.set && want == c.sum
 }
 
 // Subscribe registers a function called after each new Record; it must not block.

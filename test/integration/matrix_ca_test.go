@@ -88,4 +88,29 @@ func TestCABundleMatrix(t *testing.T) {
 			world.WaitForCondition(t, secretsync.ConditionDegraded, operatorv1.ConditionFalse)
 		})
 	}
+
+	// Removed after success: the operator can no longer log in over TLS, so the driver keeps the
+	// secret that points at the CA copy, and the copy stays.
+	t.Run("removed after success", func(t *testing.T) {
+		good, err := driverSecret(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(good.Data["os-certAuthorityPath"]) == 0 {
+			t.Fatalf("the driver secret does not point at the CA before the removal")
+		}
+		setBundle("")
+		framework.Consistently(t, 6*time.Second, "the driver secret and the CA copy stay (a poll and more)", func(ctx context.Context) error {
+			s, err := driverSecret(ctx)
+			if err != nil {
+				return err
+			}
+			if s.ResourceVersion != good.ResourceVersion {
+				return fmt.Errorf("the driver secret was rewritten without a verified login")
+			}
+			return copyIsGood(ctx)
+		})
+		setBundle(string(proxy.CAPEM))
+		world.WaitForCondition(t, manila.ConditionDegraded, operatorv1.ConditionFalse)
+	})
 }

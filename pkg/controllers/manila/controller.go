@@ -282,7 +282,7 @@ func (c *Controller) poll(ctx context.Context, in inputs) Observation {
 	}
 	if c.cfg.Verified != nil {
 		// Logged in and Manila found where the credentials point: what the driver needs.
-		c.cfg.Verified.Record(in.cloudsYAML)
+		c.cfg.Verified.Record(in.cloudsYAML, in.caBundle)
 	}
 	types, complete, err := c.listShareTypes(ctx, manila)
 	if err != nil {

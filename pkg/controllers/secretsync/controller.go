@@ -211,7 +211,7 @@ func (c *Controller) syncSecret(ctx context.Context, recorder events.Recorder) (
 	if err != nil {
 		return fmt.Errorf("Secret %s/%s key %s: %w", names.OperatorNamespace, names.CloudCredentialsSecret, names.CloudsYAMLKey, err), 0
 	}
-	if c.d.Verified != nil && !c.d.Verified.Verified(clouds) {
+	if c.d.Verified != nil && !c.d.Verified.Verified(clouds, c.caBundle()) {
 		// Not logged in with yet: the Manila controller's next login decides, and reports a failure.
 		return nil, 0
 	}
@@ -235,6 +235,16 @@ func (c *Controller) syncSecret(ctx context.Context, recorder events.Recorder) (
 		recorder.Eventf("DriverSecretUpdated", "Wrote Secret %s/%s from %s/%s", names.OperandNamespace, names.DriverSecret, names.OperatorNamespace, names.CloudCredentialsSecret)
 	}
 	return err, 0
+}
+
+// caBundle is the OpenStack CA as the cluster has it now ("" for none): the driver gets credentials
+// only as verified with this very CA.
+func (c *Controller) caBundle() []byte {
+	src, err := c.cloudConfigs.Get(names.CloudConfigMap)
+	if err != nil {
+		return nil
+	}
+	return []byte(src.Data[names.CABundleKey])
 }
 
 func sameData(a, b map[string][]byte) bool {

@@ -59,7 +59,7 @@ func TestSyncSendsNothing(t *testing.T) {
 			inf := informers.NewSharedInformerFactory(client, 0)
 			verifiedCreds := &verified.Credentials{}
 			if tc.login != "" {
-				verifiedCreds.Record([]byte(tc.login))
+				verifiedCreds.Record([]byte(tc.login), nil)
 			}
 			d := Deps{
 				Verified:          verifiedCreds,
