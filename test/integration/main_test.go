@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -40,5 +41,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "sentinel check: the world's password is only in its two Secrets\n")
 	}
 	w.Stop()
+	if binaryPath != "" {
+		_ = os.RemoveAll(filepath.Dir(binaryPath))
+	}
 	os.Exit(code)
 }
