@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	appsv1 "k8s.io/api/apps/v1"
@@ -189,6 +190,14 @@ func TestOpenStackOutageDegradesButNeverDisables(t *testing.T) {
 			}
 		}
 	})
+	// The grace both ways: three failed polls (5 s apart at least) before Degraded, so none within 4 s ...
+	framework.Consistently(t, 4*time.Second, "no Degraded within the grace of three failed polls", func(context.Context) error {
+		if c := world.Condition(t, manila.ConditionDegraded); c != nil && c.Status == operatorv1.ConditionTrue {
+			return fmt.Errorf("Degraded before three failed polls: %s", c.Message)
+		}
+		return nil
+	})
+	// ... and Degraded after them.
 	cond := world.WaitForCondition(t, manila.ConditionDegraded, operatorv1.ConditionTrue)
 	if cond.Reason != manila.ReasonOpenStackError {
 		t.Errorf("Degraded reason %s, want %s", cond.Reason, manila.ReasonOpenStackError)

@@ -170,6 +170,14 @@ func TestMissingCredentialsSecret(t *testing.T) {
 	if err := world.Kube.CoreV1().Secrets(names.OperatorNamespace).Delete(context.Background(), names.CloudCredentialsSecret, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// The grace both ways: not Degraded within it (3 s in tests, from when the absence is seen) ...
+	framework.Consistently(t, 2*time.Second, "no Degraded within the grace period", func(context.Context) error {
+		if c := world.Condition(t, secretsync.ConditionDegraded); c != nil && c.Status == operatorv1.ConditionTrue {
+			return fmt.Errorf("Degraded before the grace period ended: %s", c.Message)
+		}
+		return nil
+	})
+	// ... and Degraded after it.
 	cond := world.WaitForCondition(t, secretsync.ConditionDegraded, operatorv1.ConditionTrue)
 	if !strings.Contains(cond.Message, names.OperatorNamespace+"/"+names.CloudCredentialsSecret) {
 		t.Errorf("condition %q does not name the secret", cond.Message)
