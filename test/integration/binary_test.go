@@ -118,7 +118,7 @@ func startBinary(t *testing.T, extraArgs []string, extraEnv ...string) *binaryRu
 	t.Cleanup(func() {
 		r.stop()
 		if b, _ := os.ReadFile(logFile); strings.Contains(string(b), world.OpenStack.AdminPassword) {
-			t.Errorf("the operator binary's log shows the world's password:\n%s", grepLines(string(b), world.OpenStack.AdminPassword))
+			t.Errorf("the operator binary's log shows the world's password:\n%s", framework.RedactSentinel(grepLines(string(b), world.OpenStack.AdminPassword), world.OpenStack.AdminPassword))
 		}
 		if t.Failed() {
 			b, _ := os.ReadFile(logFile)
@@ -143,6 +143,21 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// waitForLog waits until the process has logged a line containing substr.
+func (r *binaryRun) waitForLog(t *testing.T, substr string) {
+	t.Helper()
+	framework.Eventually(t, framework.DefaultTimeout, "the operator logging "+substr, func(context.Context) error {
+		b, err := os.ReadFile(r.logFile)
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(string(b), substr) {
+			return fmt.Errorf("not yet")
+		}
+		return nil
+	})
 }
 
 // kill sends SIGKILL, as a node failure or an OOM kill would, and waits for the exit.

@@ -102,6 +102,9 @@ controllerPlugin:
 	if err != nil {
 		t.Fatal(err)
 	}
+	if world.ServiceCA.Issued() == 0 || world.TrustedCA.Injected() == 0 {
+		t.Errorf("the cluster's actors did not act: %d serving certs issued, %d bundles injected", world.ServiceCA.Issued(), world.TrustedCA.Injected())
+	}
 	roots := x509.NewCertPool()
 	roots.AppendCertsFromPEM(world.ServiceCA.CAPEM)
 	if _, err := leaf.Verify(x509.VerifyOptions{Roots: roots, DNSName: "manila-csi-driver-controller-metrics." + names.OperandNamespace + ".svc"}); err != nil {

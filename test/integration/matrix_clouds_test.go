@@ -73,7 +73,7 @@ func TestCloudsYAMLMatrix(t *testing.T) {
 						c := v1helpers.FindOperatorCondition(d.Status.Conditions, typ)
 						if c != nil && c.Status == operatorv1.ConditionTrue && strings.Contains(c.Message, tc.field) {
 							if strings.Contains(c.Message, pw) {
-								t.Fatalf("%s shows the password: %s", typ, c.Message)
+								t.Fatalf("%s shows the password: %s", typ, framework.RedactSentinel(c.Message, pw))
 							}
 							return nil
 						}

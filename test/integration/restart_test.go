@@ -286,7 +286,14 @@ func TestRestartAtTenMoments(t *testing.T) {
 	op.Stop()
 	for i := range 10 {
 		op = world.RunOperator(t)
-		time.Sleep(time.Duration(i) * 300 * time.Millisecond) // the moment of the stop, not a wait for a result
+		// The moment of the stop: after the i*8-th request to kube-apiserver of this process.
+		requests := op.KubeRequests
+		framework.Eventually(t, framework.DefaultTimeout, fmt.Sprintf("%d kube-apiserver requests", i*8), func(context.Context) error {
+			if n := len(requests.Log()); n < i*8 {
+				return fmt.Errorf("%d so far", n)
+			}
+			return nil
+		})
 		op.Stop()
 	}
 	world.RunOperator(t)
@@ -361,17 +368,16 @@ func watchDeletions(t *testing.T) func() []string {
 // or recreate nothing. Leader election makes each new process wait for the dead one's lease: the
 // only change to the manifest's arguments is a shorter lease, to keep the test short.
 func TestBinaryKilledMidConvergence(t *testing.T) {
-	world.ResetOperand(t)
-	world.ResetStorageClasses(t)
-	createShareType(t, framework.ShareTypeSpec{Name: "gold"})
-	createShareType(t, framework.ShareTypeSpec{Name: "silver"})
-	world.CreateClusterCSIDriver(t, operatorv1.Managed)
-	image := manifestEnv(t, "DRIVER_IMAGE")
+	image := freshClusterForBinary(t)
 	holder := ""
-	for _, moment := range []time.Duration{0, 700 * time.Millisecond, 1500 * time.Millisecond} {
+	// The moments of the kill, after the process became leader: at once, once its controllers start,
+	// once it starts the operand's controllers.
+	for _, moment := range []string{"", "Starting " + names.OperatorName + " for ClusterCSIDriver", "Starting the Manila CSI driver controllers"} {
 		run := startBinary(t, shortLease)
 		holder = waitForNewLeader(t, holder)
-		time.Sleep(moment) // the moment of the kill after it became leader, not a wait for a result
+		if moment != "" {
+			run.waitForLog(t, moment)
+		}
 		run.kill()
 	}
 	run := startBinary(t, shortLease)
@@ -415,6 +421,18 @@ func waitForNewLeader(t *testing.T, previous string) string {
 	return holder
 }
 
+// freshClusterForBinary prepares a clean operand, two share types and a Managed ClusterCSIDriver for
+// tests that run the binary as deployed, and returns the driver image of the manifest.
+func freshClusterForBinary(t *testing.T) string {
+	t.Helper()
+	world.ResetOperand(t)
+	world.ResetStorageClasses(t)
+	createShareType(t, framework.ShareTypeSpec{Name: "gold"})
+	createShareType(t, framework.ShareTypeSpec{Name: "silver"})
+	world.CreateClusterCSIDriver(t, operatorv1.Managed)
+	return manifestEnv(t, "DRIVER_IMAGE")
+}
+
 func manifestEnv(t *testing.T, name string) string {
 	t.Helper()
 	for _, e := range operatorDeployment(t).Spec.Template.Spec.Containers[0].Env {
@@ -433,12 +451,7 @@ var shortLease = []string{"--leader-election-lease-duration=10s", "--leader-elec
 // Two operator processes at once, as during a rolling update: one leads and reconciles; when it stops,
 // the other takes over (a released lease, at once) and reconciles in its place.
 func TestTwoOperatorsOneLeader(t *testing.T) {
-	world.ResetOperand(t)
-	world.ResetStorageClasses(t)
-	createShareType(t, framework.ShareTypeSpec{Name: "gold"})
-	createShareType(t, framework.ShareTypeSpec{Name: "silver"})
-	world.CreateClusterCSIDriver(t, operatorv1.Managed)
-	image := manifestEnv(t, "DRIVER_IMAGE")
+	image := freshClusterForBinary(t)
 	first := startBinary(t, shortLease)
 	leader := waitForNewLeader(t, "")
 	second := startBinary(t, shortLease)
