@@ -286,10 +286,10 @@ func TestRestartAtTenMoments(t *testing.T) {
 	op.Stop()
 	for i := range 10 {
 		op = world.RunOperator(t)
-		// The moment of the stop: after the i*8-th request to kube-apiserver of this process.
+		// The moment of the stop: after the i*4-th request to kube-apiserver of this process.
 		requests := op.KubeRequests
-		framework.Eventually(t, framework.DefaultTimeout, fmt.Sprintf("%d kube-apiserver requests", i*8), func(context.Context) error {
-			if n := len(requests.Log()); n < i*8 {
+		framework.Eventually(t, framework.DefaultTimeout, fmt.Sprintf("%d kube-apiserver requests", i*4), func(context.Context) error {
+			if n := len(requests.Log()); n < i*4 {
 				return fmt.Errorf("%d so far", n)
 			}
 			return nil
