@@ -403,3 +403,16 @@ func (o *OpenStack) SetUserPassword(ctx context.Context, name, password string) 
 	_, err = identity.Patch(ctx, identity.ServiceURL("users", page.Users[0].ID), body, nil, &gophercloud.RequestOpts{OkCodes: []int{200}})
 	return err
 }
+
+// SetShareTypeExtraSpecs sets (adds or replaces) extra specs of a share type in the real Manila.
+func (o *OpenStack) SetShareTypeExtraSpecs(ctx context.Context, id string, specs map[string]string) error {
+	client, err := o.manila(ctx)
+	if err != nil {
+		return err
+	}
+	opts := sharetypes.SetExtraSpecsOpts{ExtraSpecs: map[string]any{}}
+	for k, v := range specs {
+		opts.ExtraSpecs[k] = v
+	}
+	return sharetypes.SetExtraSpecs(ctx, client, id, opts).Err
+}
