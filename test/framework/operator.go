@@ -84,12 +84,15 @@ var TestImages = map[string]string{
 	"KUBE_RBAC_PROXY_IMAGE":       "quay.io/test/kube-rbac-proxy:1",
 }
 
+// PollInterval is how often the operators of the tests poll Manila.
+const PollInterval = 5 * time.Second
+
 // OperatorOptions returns the options the in-process operator runs with unless a test changes them:
-// the test images, a 5 s poll and a request counter.
+// the test images, a PollInterval poll and a request counter.
 func OperatorOptions() (*operator.Options, *RequestCounter) {
 	counter := &RequestCounter{}
 	opts := operator.DefaultOptions()
-	opts.PollInterval = 5 * time.Second
+	opts.PollInterval = PollInterval
 	opts.SecretGrace = 3 * time.Second
 	opts.OpenStackTransport = counter.Wrap
 	opts.Getenv = func(name string) string { return TestImages[name] }
