@@ -19,8 +19,10 @@ import (
 	dc "github.com/openshift/library-go/pkg/operator/deploymentcontroller"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
+	"github.com/openshift/library-go/pkg/operator/resource/resourceread"
 
 	"github.com/manila-csi/manila-csi-driver-operator/assets"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/workloadselector"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/extramounts"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
@@ -44,6 +46,7 @@ type operandControllers struct {
 	nfsNode           factory.Controller
 	snapshotCls       factory.Controller
 	monitor           factory.Controller
+	selectors         factory.Controller
 }
 
 func newOperandControllers(c *clients, recorder events.Recorder, render resourceapply.AssetFunc, mounts hooks.Mounts) *operandControllers {
@@ -102,6 +105,21 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 		nfsManifest, recorder, c.operatorClient, c.kube, operandInformers.Apps().V1().DaemonSets(), nfsInformers,
 		nfsHooks...)
 
+	nodeManifest, err := render(assets.NodeDaemonSet)
+	if err != nil {
+		panic(err)
+	}
+	selectors := workloadselector.NewController(workloadselector.Deps{
+		OperatorClient: c.operatorClient,
+		Deployments:    operandInformers.Apps().V1().Deployments(),
+		DaemonSets:     operandInformers.Apps().V1().DaemonSets(),
+		Client:         c.kube.AppsV1(),
+		Recorder:       recorder,
+		Workloads: []workloadselector.Workload{
+			deploymentWorkload(controllerManifest), daemonSetWorkload(nodeManifest), daemonSetWorkload(nfsManifest),
+		},
+	})
+
 	crdExists := func(name string) func() bool {
 		return func() bool {
 			_, err := crds.Lister().Get(name)
@@ -115,6 +133,7 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 		configObserver:    configObserver,
 		operatorClient:    c.operatorClient,
 		nfsNode:           nfsNode,
+		selectors:         selectors,
 		snapshotCls: conditionalStatic("VolumeSnapshotClassController", c, recorder, render,
 			assets.VolumeSnapshotClass, crdExists(snapshotClassCRD), never, crds.Informer()),
 		monitor: conditionalStatic("ServiceMonitorController", c, recorder, render,
@@ -122,10 +141,20 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 	}
 }
 
+func deploymentWorkload(manifest []byte) workloadselector.Workload {
+	d := resourceread.ReadDeploymentV1OrDie(manifest)
+	return workloadselector.Workload{Kind: workloadselector.Deployment, Name: d.Name, Selector: d.Spec.Selector}
+}
+
+func daemonSetWorkload(manifest []byte) workloadselector.Workload {
+	d := resourceread.ReadDaemonSetV1OrDie(manifest)
+	return workloadselector.Workload{Kind: workloadselector.DaemonSet, Name: d.Name, Selector: d.Spec.Selector}
+}
+
 // Run starts every operand controller; they stop with ctx.
 func (o *operandControllers) Run(ctx context.Context) {
 	o.set.Run(ctx, 1)
-	for _, ctrl := range []factory.Controller{o.configObserver, o.nfsNode, o.snapshotCls, o.monitor} {
+	for _, ctrl := range []factory.Controller{o.configObserver, o.nfsNode, o.snapshotCls, o.monitor, o.selectors} {
 		go ctrl.Run(ctx, 1)
 	}
 	go func() {

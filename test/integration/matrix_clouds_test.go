@@ -30,27 +30,43 @@ func TestCloudsYAMLMatrix(t *testing.T) {
 		return "clouds:\n  openstack:\n    auth: {" + fields + "}\n    region_name: " + framework.Region + "\n"
 	}
 	url := world.OpenStack.AuthURL()
+	secrets := world.Kube.CoreV1().Secrets(names.OperatorNamespace)
+	deleteSecret := func(ctx context.Context) error {
+		return secrets.Delete(ctx, names.CloudCredentialsSecret, metav1.DeleteOptions{})
+	}
+	renameKey := func(ctx context.Context) error {
+		s, err := secrets.Get(ctx, names.CloudCredentialsSecret, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		s.Data = map[string][]byte{"clouds.yml": s.Data[names.CloudsYAMLKey]}
+		_, err = secrets.Update(ctx, s, metav1.UpdateOptions{})
+		return err
+	}
 	cases := []struct {
 		name, clouds, field string
+		write               func(ctx context.Context) error // instead of writing clouds
 	}{
-		{"not YAML", "clouds: [\n  - " + pw + ": :", "clouds"},
-		{"no clouds", "other: 1\n", "clouds"},
-		{"another cloud only", strings.Replace(string(good), "  openstack:", "  devstack:", 1), "clouds.openstack"},
-		{"several clouds, not ours", string(good) + "  extra:\n    auth: {auth_url: " + url + "}\n" + "", ""},
-		{"no auth", "clouds:\n  openstack:\n    region_name: r\n", "clouds.openstack.auth"},
-		{"auth of the wrong type", "clouds:\n  openstack:\n    auth: " + pw + "\n", "clouds"},
-		{"no auth_url", auth("username: admin, password: " + pw), "auth_url"},
-		{"auth_url not a URL", auth("auth_url: keystone, username: admin, password: " + pw + ", project_name: admin"), "auth_url"},
-		{"auth_url of another scheme", auth("auth_url: 'ftp://127.0.0.1/v3', username: admin, password: " + pw + ", project_name: admin"), "auth_url"},
-		{"no credential", auth("auth_url: " + url + ", username: admin, project_name: admin"), "password"},
-		{"password without user", auth("auth_url: " + url + ", password: " + pw + ", project_name: admin"), "username"},
-		{"application credential secret without id", auth("auth_url: " + url + ", application_credential_secret: " + pw), "application_credential_id"},
-		{"token only", auth("auth_url: " + url + ", token: " + pw), "token"},
-		{"user_id with a user domain", auth("auth_url: " + url + ", user_id: abc, user_domain_name: Default, password: " + pw), "user_domain_name"},
-		{"a region without Manila", replace("region_name: "+framework.Region, "region_name: RegionTwo"), "region_name"},
-		{"a wrong password", replace(pw, pw+"-wrong"), "401"},
-		{"YAML-special characters in a wrong password", replace(pw, `'`+pw+`: "#&*x'`), "401"},
-		{"an alias bomb", "pad: &p [" + strings.Repeat("xxxxxxxxxx,", 1000) + "x]\nmore: [" + strings.Repeat("*p,", 300) + "*p]\n" + string(good), "expands"},
+		{name: "the Secret deleted, then created again", field: names.CloudCredentialsSecret, write: deleteSecret},
+		{name: "the Secret without the clouds.yaml key", field: `"` + names.CloudsYAMLKey + `"`, write: renameKey},
+		{name: "not YAML", clouds: "clouds: [\n  - " + pw + ": :", field: "clouds"},
+		{name: "no clouds", clouds: "other: 1\n", field: "clouds"},
+		{name: "another cloud only", clouds: strings.Replace(string(good), "  openstack:", "  devstack:", 1), field: "clouds.openstack"},
+		{name: "several clouds, not ours", clouds: string(good) + "  extra:\n    auth: {auth_url: " + url + "}\n" + "", field: ""},
+		{name: "no auth", clouds: "clouds:\n  openstack:\n    region_name: r\n", field: "clouds.openstack.auth"},
+		{name: "auth of the wrong type", clouds: "clouds:\n  openstack:\n    auth: " + pw + "\n", field: "clouds"},
+		{name: "no auth_url", clouds: auth("username: admin, password: " + pw), field: "auth_url"},
+		{name: "auth_url not a URL", clouds: auth("auth_url: keystone, username: admin, password: " + pw + ", project_name: admin"), field: "auth_url"},
+		{name: "auth_url of another scheme", clouds: auth("auth_url: 'ftp://127.0.0.1/v3', username: admin, password: " + pw + ", project_name: admin"), field: "auth_url"},
+		{name: "no credential", clouds: auth("auth_url: " + url + ", username: admin, project_name: admin"), field: "password"},
+		{name: "password without user", clouds: auth("auth_url: " + url + ", password: " + pw + ", project_name: admin"), field: "username"},
+		{name: "application credential secret without id", clouds: auth("auth_url: " + url + ", application_credential_secret: " + pw), field: "application_credential_id"},
+		{name: "token only", clouds: auth("auth_url: " + url + ", token: " + pw), field: "token"},
+		{name: "user_id with a user domain", clouds: auth("auth_url: " + url + ", user_id: abc, user_domain_name: Default, password: " + pw), field: "user_domain_name"},
+		{name: "a region without Manila", clouds: replace("region_name: "+framework.Region, "region_name: RegionTwo"), field: "region_name"},
+		{name: "a wrong password", clouds: replace(pw, pw+"-wrong"), field: "401"},
+		{name: "YAML-special characters in a wrong password", clouds: replace(pw, `'`+pw+`: "#&*x'`), field: "401"},
+		{name: "an alias bomb", clouds: "pad: &p [" + strings.Repeat("xxxxxxxxxx,", 1000) + "x]\nmore: [" + strings.Repeat("*p,", 300) + "*p]\n" + string(good), field: "expands"},
 	}
 	startOperator(t, "", framework.ShareTypeSpec{Name: "default"})
 	world.WaitForCondition(t, manila.ConditionDegraded, operatorv1.ConditionFalse)
@@ -58,13 +74,17 @@ func TestCloudsYAMLMatrix(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			if err := world.WriteCloudCredentials(ctx, []byte(tc.clouds)); err != nil {
+			write := tc.write
+			if write == nil {
+				write = func(ctx context.Context) error { return world.WriteCloudCredentials(ctx, []byte(tc.clouds)) }
+			}
+			if err := write(ctx); err != nil {
 				t.Fatal(err)
 			}
 			if tc.field == "" { // a valid variation: nothing to report
 				world.WaitForCondition(t, manila.ConditionDegraded, operatorv1.ConditionFalse)
 			} else {
-				framework.Eventually(t, 20*time.Second, "a condition naming "+tc.field, func(ctx context.Context) error {
+				framework.Eventually(t, 40*time.Second, "a condition naming "+tc.field, func(ctx context.Context) error {
 					d, err := world.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
 					if err != nil {
 						return err

@@ -111,44 +111,6 @@ func observedCurrentGeneration(ctx context.Context) error {
 	return nil
 }
 
-// A class with the operator's name but not its label is never modified or deleted; a condition and
-// an event name it and say what to do.
-func TestForeignStorageClassIsLeftAlone(t *testing.T) {
-	world.ResetStorageClasses(t)
-	ctx := context.Background()
-	foreign := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "csi-manila-gold", Annotations: map[string]string{"admin": "mine"}},
-		Provisioner: "example.com/other", Parameters: map[string]string{"x": "y"}}
-	if _, err := world.Kube.StorageV1().StorageClasses().Create(ctx, foreign, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = world.Kube.StorageV1().StorageClasses().Delete(context.Background(), foreign.Name, metav1.DeleteOptions{})
-	})
-	startOperator(t, "", framework.ShareTypeSpec{Name: "gold"}, framework.ShareTypeSpec{Name: "silver"})
-
-	world.WaitForStorageClass(t, "csi-manila-silver", nil)
-	cond := world.WaitForCondition(t, storageclasses.ConditionDegraded, operatorv1.ConditionTrue)
-	if !strings.Contains(cond.Message, "csi-manila-gold") || !strings.Contains(cond.Message, storageclass.OwnerLabel) {
-		t.Errorf("condition message %q does not name the class and the label", cond.Message)
-	}
-	sc, err := world.Kube.StorageV1().StorageClasses().Get(ctx, "csi-manila-gold", metav1.GetOptions{})
-	if err != nil || sc.Provisioner != "example.com/other" || sc.Annotations["admin"] != "mine" || storageclass.Owned(sc) {
-		t.Errorf("the foreign class changed: %+v (err %v)", sc, err)
-	}
-	waitForEvent(t, "StorageClassConflict", "csi-manila-gold")
-
-	if err := world.Kube.StorageV1().StorageClasses().Delete(ctx, "csi-manila-gold", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	world.WaitForStorageClass(t, "csi-manila-gold", func(sc *storagev1.StorageClass) error {
-		if !storageclass.Owned(sc) {
-			return fmt.Errorf("not owned")
-		}
-		return nil
-	})
-	world.WaitForCondition(t, storageclasses.ConditionDegraded, operatorv1.ConditionFalse)
-}
-
 func waitForEvent(t *testing.T, reason, contains string) {
 	t.Helper()
 	framework.Eventually(t, framework.DefaultTimeout, "event "+reason, func(ctx context.Context) error {
