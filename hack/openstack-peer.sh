@@ -12,6 +12,7 @@
 #   openstack-peer.sh bench  DIR              # latency medians (token issue/validate, share-type list) + RSS
 #   openstack-peer.sh all    DIR              # install + setup + start + seed
 #   openstack-peer.sh start-keystone|stop-keystone|start-manila|stop-manila DIR   # fault tests
+#     (start-keystone honours KEYSTONE_TOKEN_EXPIRATION, in seconds)
 #
 # `setup` records the ports and options in DIR/peer.env; later commands on DIR read them back, so a
 # test only chooses ports once.
@@ -509,7 +510,10 @@ case "${1:-}" in
 esac
 case "${1:-}" in
   install) cmd_install ;;
-  start-keystone) D=$(cd "${2:?DIR}" && pwd); write_keystone_uwsgi "$D"; start_keystone "$D" ;;
+  start-keystone) D=$(cd "${2:?DIR}" && pwd); write_keystone_uwsgi "$D"
+                  # fault tests shorten the token lifetime to outlast a token; unset restores the default
+                  sed -i "s/^expiration = .*/expiration = ${KEYSTONE_TOKEN_EXPIRATION:-86400}/" "$D/keystone/keystone.conf"
+                  start_keystone "$D" ;;
   stop-keystone)  stop_pidfile keystone "${2:?DIR}/run/keystone.pid" ;;
   start-manila)   D=$(cd "${2:?DIR}" && pwd); write_manila_conf "$D"; start_manila "$D" ;;
   stop-manila)    stop_pidfile manila-api "${2:?DIR}/run/manila-api.pid" ;;

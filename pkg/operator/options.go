@@ -28,17 +28,23 @@ type Options struct {
 	// again, so Manila removed from (or moved in) the catalog is seen without waiting for the token
 	// to expire.
 	CatalogRefresh time.Duration
+	// RequestTimeout bounds each request to Keystone or Manila, so a hung API fails the poll (and is
+	// reported) instead of holding it.
+	RequestTimeout time.Duration
 }
 
 // DefaultOptions polls every 60 s and re-reads the catalog every 10 minutes.
 func DefaultOptions() *Options {
-	return &Options{PollInterval: time.Minute, SecretGrace: 30 * time.Second, CatalogRefresh: 10 * time.Minute}
+	return &Options{PollInterval: time.Minute, SecretGrace: 30 * time.Second, CatalogRefresh: 10 * time.Minute,
+		RequestTimeout: 30 * time.Second}
 }
 
 // AddFlags binds the options to the start command's flags.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.PollInterval, "manila-poll-interval", o.PollInterval,
 		"How often to ask Manila for its share types (at least 5s).")
+	fs.DurationVar(&o.RequestTimeout, "openstack-request-timeout", o.RequestTimeout,
+		"How long one request to Keystone or Manila may take before the poll fails (0: 30s).")
 }
 
 // imageEnv lists the environment variables that name the operand images; all are required.
@@ -63,6 +69,9 @@ func (o *Options) settings() (settings, error) {
 	}
 	if o.PollInterval < operatorconfig.MinPollInterval {
 		return settings{}, fmt.Errorf("--manila-poll-interval %s is below the minimum of %s", o.PollInterval, operatorconfig.MinPollInterval)
+	}
+	if o.RequestTimeout < 0 {
+		return settings{}, fmt.Errorf("--openstack-request-timeout %s is negative", o.RequestTimeout)
 	}
 	s := settings{images: map[string]string{}}
 	var missing []string

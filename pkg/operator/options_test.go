@@ -28,6 +28,7 @@ func TestSettings(t *testing.T) {
 		name       string
 		getenv     func(string) string
 		interval   time.Duration
+		timeout    time.Duration
 		wantErr    string
 		wantPolicy string
 	}{
@@ -38,10 +39,11 @@ func TestSettings(t *testing.T) {
 		{name: "missing images", getenv: with(nil, "NFS_DRIVER_IMAGE", "RESIZER_IMAGE"), interval: time.Minute,
 			wantErr: "NFS_DRIVER_IMAGE, RESIZER_IMAGE"},
 		{name: "poll too fast", getenv: with(nil), interval: time.Second, wantErr: "below the minimum of 5s"},
+		{name: "negative request timeout", getenv: with(nil), interval: time.Minute, timeout: -time.Second, wantErr: "--openstack-request-timeout -1s is negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := &Options{PollInterval: tt.interval, Getenv: tt.getenv}
+			o := &Options{PollInterval: tt.interval, RequestTimeout: tt.timeout, Getenv: tt.getenv}
 			s, err := o.settings()
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {

@@ -94,6 +94,7 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 	manilaController := manila.NewController(manila.Config{
 		Schedule:           schedule,
 		CatalogRefresh:     o.CatalogRefresh,
+		RequestTimeout:     o.RequestTimeout,
 		OpenStackTransport: o.OpenStackTransport,
 		Listings:           listings,
 		OperatorConfig:     configSource,

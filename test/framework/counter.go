@@ -4,13 +4,22 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 )
 
-// RequestCounter counts HTTP requests by "METHOD host path" and by host.
+// RequestCounter counts HTTP requests by "METHOD host path" and by host, and keeps their outcomes.
 type RequestCounter struct {
-	mu     sync.Mutex
-	byHost map[string]int
-	log    []string
+	mu       sync.Mutex
+	byHost   map[string]int
+	log      []string
+	outcomes []Outcome
+}
+
+// Outcome is how one request ended: its status, or 0 when no response came (refused, timed out).
+type Outcome struct {
+	At      time.Time
+	Request string
+	Status  int
 }
 
 // Wrap is an operator.Options.OpenStackTransport.
@@ -23,8 +32,23 @@ func (c *RequestCounter) Wrap(next http.RoundTripper) http.RoundTripper {
 		c.byHost[req.URL.Host]++
 		c.log = append(c.log, req.Method+" "+req.URL.Host+req.URL.Path)
 		c.mu.Unlock()
-		return next.RoundTrip(req)
+		resp, err := next.RoundTrip(req)
+		o := Outcome{At: time.Now(), Request: req.Method + " " + req.URL.Host + req.URL.Path}
+		if err == nil {
+			o.Status = resp.StatusCode
+		}
+		c.mu.Lock()
+		c.outcomes = append(c.outcomes, o)
+		c.mu.Unlock()
+		return resp, err
 	})
+}
+
+// Outcomes returns how every request so far ended, in the order they ended.
+func (c *RequestCounter) Outcomes() []Outcome {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]Outcome(nil), c.outcomes...)
 }
 
 // Count returns how many requests went to host ("127.0.0.1:port").

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 	gcopenstack "github.com/gophercloud/gophercloud/v2/openstack"
@@ -99,6 +100,13 @@ func (o *OpenStack) StopKeystone() error  { return o.peer("stop-keystone") }
 func (o *OpenStack) StartKeystone() error { return o.peer("start-keystone") }
 func (o *OpenStack) StopManila() error    { return o.peer("stop-manila") }
 func (o *OpenStack) StartManila() error   { return o.peer("start-manila") }
+
+// StartKeystoneWithTokenLifetime starts Keystone issuing tokens that expire after lifetime (whole
+// seconds); StartKeystone restores the default of a day.
+func (o *OpenStack) StartKeystoneWithTokenLifetime(lifetime time.Duration) error {
+	_, err := runScript([]string{fmt.Sprintf("KEYSTONE_TOKEN_EXPIRATION=%d", int(lifetime.Seconds()))}, "openstack-peer.sh", "start-keystone", o.Dir)
+	return err
+}
 
 func (o *OpenStack) peer(cmd string) error {
 	_, err := runScript(nil, "openstack-peer.sh", cmd, o.Dir)

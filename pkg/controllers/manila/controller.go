@@ -49,6 +49,8 @@ type Config struct {
 	Verified *verified.Credentials
 	// CatalogRefresh, if set, is the age after which a login (and the catalog it brought) is renewed.
 	CatalogRefresh time.Duration
+	// RequestTimeout bounds each HTTP request to Keystone and Manila; zero means the client's default.
+	RequestTimeout time.Duration
 }
 
 // Controller polls Keystone and Manila to learn whether the cloud offers Manila.
@@ -259,7 +261,7 @@ func (c *Controller) poll(ctx context.Context, in inputs) Observation {
 	}
 	if c.session == nil || c.sessionHash != in.hash {
 		client, err := openstack.Connect(ctx, in.cloudsYAML, names.CloudName, openstack.Options{
-			CABundle: in.caBundle, Transport: c.cfg.OpenStackTransport})
+			CABundle: in.caBundle, Transport: c.cfg.OpenStackTransport, Timeout: c.cfg.RequestTimeout})
 		if err != nil {
 			if openstack.IsFieldError(err) {
 				return Observation{Outcome: InputInvalid, Err: secretFieldError(err)}
