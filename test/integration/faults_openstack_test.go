@@ -59,6 +59,7 @@ func TestManilaEndpointMoves(t *testing.T) {
 	op := startOperator(t, "", framework.ShareTypeSpec{Name: "default"})
 	before := world.WaitForStorageClass(t, "csi-manila-default", nil)
 	world.WaitForNoCondition(t, manila.ConditionDisabled)
+	churn := watchSettledChurn(t)
 	degraded, disabled := watchDegraded(t), watchDisabled(t)
 
 	second := manilaFront(t)
@@ -83,6 +84,7 @@ func TestManilaEndpointMoves(t *testing.T) {
 		}
 		return nil
 	})
+	noChurn(t, churn)
 }
 
 // kube-apiserver restarts mid-run: the operator keeps running, re-establishes its watches and goes
@@ -127,6 +129,7 @@ func TestManilaRemovedAfterFound(t *testing.T) {
 	world.RunOperatorWith(t, opts, counter)
 	converged := world.WaitForDeployment(t, nil)
 	world.WaitForNoCondition(t, manila.ConditionDisabled)
+	churn := watchSettledChurn(t)
 	degraded := watchDegraded(t)
 	ctx := context.Background()
 	if err := world.OpenStack.RemoveManilaFromCatalog(ctx); err != nil {
@@ -158,4 +161,5 @@ func TestManilaRemovedAfterFound(t *testing.T) {
 	if got := degraded(); len(got) > 0 {
 		t.Errorf("Degraded while Manila was away: %v", got)
 	}
+	noChurn(t, churn)
 }

@@ -32,6 +32,12 @@ func watchFault(t *testing.T) faultWatch {
 	world.WaitForCondition(t, manila.ConditionDegraded, operatorv1.ConditionFalse)
 	world.WaitForNoCondition(t, manila.ConditionDisabled)
 	waitDriverSecret(t, "synced", func(map[string][]byte) error { return nil })
+	return faultWatch{churn: watchSettledChurn(t), degraded: watchDegraded(t), disabled: watchDisabled(t)}
+}
+
+// watchSettledChurn waits for the operand to be in place, then watches for churn.
+func watchSettledChurn(t *testing.T) func() []string {
+	t.Helper()
 	settledWorkloads(t)
 	framework.Eventually(t, framework.DefaultTimeout, "the CSIDriver and the trusted-CA ConfigMap", func(ctx context.Context) error {
 		if _, err := world.Kube.StorageV1().CSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{}); err != nil {
@@ -40,16 +46,21 @@ func watchFault(t *testing.T) faultWatch {
 		_, err := world.Kube.CoreV1().ConfigMaps(names.OperandNamespace).Get(ctx, hooks.TrustedCAConfigMap, metav1.GetOptions{})
 		return err
 	})
-	return faultWatch{churn: watchChurn(t), degraded: watchDegraded(t), disabled: watchDisabled(t)}
+	return watchChurn(t)
+}
+
+func noChurn(t *testing.T, churn func() []string) {
+	t.Helper()
+	if got := churn(); len(got) > 0 {
+		t.Errorf("owned objects were deleted or created during the fault: %v", got)
+	}
 }
 
 // check: nothing owned was deleted or created, nothing was ever Disabled, and the only Degraded
 // condition was the Manila controller's failed polls.
 func (f faultWatch) check(t *testing.T) {
 	t.Helper()
-	if churn := f.churn(); len(churn) > 0 {
-		t.Errorf("owned objects were deleted or created during the fault: %v", churn)
-	}
+	noChurn(t, f.churn)
 	if disabled := f.disabled(); len(disabled) > 0 {
 		t.Errorf("the fault showed %v", disabled)
 	}

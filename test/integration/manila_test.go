@@ -174,6 +174,7 @@ func TestOpenStackOutageDegradesButNeverDisables(t *testing.T) {
 	world.RunOperator(t)
 	world.WaitForCondition(t, manila.ConditionDegraded, operatorv1.ConditionFalse)
 	world.WaitForNoCondition(t, manila.ConditionDisabled)
+	churn := watchSettledChurn(t)
 
 	os := world.OpenStack
 	// Keystone down, and Manila restarted so it has no cached token validation: every poll fails.
@@ -211,6 +212,7 @@ func TestOpenStackOutageDegradesButNeverDisables(t *testing.T) {
 	keystoneUp = true
 	world.WaitForCondition(t, manila.ConditionDegraded, operatorv1.ConditionFalse)
 	world.WaitForNoCondition(t, manila.ConditionDisabled)
+	noChurn(t, churn)
 }
 
 func keystoneLogins(op *framework.RunningOperator) int {
