@@ -45,7 +45,17 @@ type OpenStack struct {
 	KeystonePort  int
 	ManilaPort    int
 	AdminPassword string
+	// AppCredential is the admin's application credential, made at start with a sentinel secret.
+	AppCredential AppCredential
 }
+
+// AppCredential is a Keystone application credential.
+type AppCredential struct {
+	ID, Secret string
+}
+
+// Sentinels are the world's secrets: none may show outside the Secrets that hold credentials.
+func (o *OpenStack) Sentinels() []string { return []string{o.AdminPassword, o.AppCredential.Secret} }
 
 // StartOpenStack configures and starts Keystone and the Manila API on free loopback ports, with
 // Manila's share and sharev2 services in the catalog.
@@ -72,6 +82,10 @@ func StartOpenStack(ctx context.Context) (*OpenStack, error) {
 	if _, err := runScript(nil, "openstack-peer.sh", "start", dir); err != nil {
 		o.Stop()
 		return nil, fmt.Errorf("openstack start: %w", err)
+	}
+	if o.AppCredential, err = o.createAppCredential(ctx, "manila-csi-tests", SentinelPassword()); err != nil {
+		o.Stop()
+		return nil, err
 	}
 	return o, nil
 }
@@ -388,6 +402,48 @@ func (o *OpenStack) CreateProjectUser(ctx context.Context, name, password, roleN
       project_domain_name: Default
     region_name: %s
 `, o.AuthURL(), name, password, Region)), nil
+}
+
+// createAppCredential makes an application credential of the admin user (for the admin project)
+// with the given secret.
+func (o *OpenStack) createAppCredential(ctx context.Context, name, secret string) (AppCredential, error) {
+	identity, err := o.identity(ctx)
+	if err != nil {
+		return AppCredential{}, err
+	}
+	var users struct {
+		Users []struct {
+			ID string `json:"id"`
+		} `json:"users"`
+	}
+	if _, err := identity.Get(ctx, identity.ServiceURL("users")+"?name=admin", &users, nil); err != nil || len(users.Users) == 0 {
+		return AppCredential{}, fmt.Errorf("finding the admin user: %v", err)
+	}
+	var created struct {
+		Credential struct {
+			ID string `json:"id"`
+		} `json:"application_credential"`
+	}
+	body := map[string]any{"application_credential": map[string]any{"name": name, "secret": secret}}
+	if _, err := identity.Post(ctx, identity.ServiceURL("users", users.Users[0].ID, "application_credentials"), body, &created,
+		&gophercloud.RequestOpts{OkCodes: []int{201}}); err != nil {
+		return AppCredential{}, fmt.Errorf("creating application credential %s: %w", name, err)
+	}
+	return AppCredential{ID: created.Credential.ID, Secret: secret}, nil
+}
+
+// CloudsYAMLAppCredential is a clouds.yaml whose cloud "openstack" authenticates with the given
+// application credential.
+func (o *OpenStack) CloudsYAMLAppCredential(c AppCredential) []byte {
+	return []byte(fmt.Sprintf(`clouds:
+  openstack:
+    auth_type: v3applicationcredential
+    auth:
+      auth_url: %s
+      application_credential_id: %s
+      application_credential_secret: %s
+    region_name: %s
+`, o.AuthURL(), c.ID, c.Secret, Region))
 }
 
 // SetUserPassword changes a user's password in Keystone, as an admin rotating it would.

@@ -158,8 +158,12 @@ func (w *World) RunOperatorWith(t testing.TB, opts *operator.Options, counter *R
 	t.Cleanup(func() {
 		running.Stop()
 		// The operator runs as its ServiceAccount: any refused request is a missing RBAC rule.
-		if w.OpenStack != nil && strings.Contains(logs.String(), w.OpenStack.AdminPassword) {
-			t.Errorf("the operator's log shows the world's password:\n%s", RedactSentinel(linesWith(logs.String(), w.OpenStack.AdminPassword), w.OpenStack.AdminPassword))
+		if w.OpenStack != nil {
+			for _, sentinel := range w.OpenStack.Sentinels() {
+				if strings.Contains(logs.String(), sentinel) {
+					t.Errorf("the operator's log shows one of the world's secrets:\n%s", RedactSentinel(linesWith(logs.String(), sentinel), sentinel))
+				}
+			}
 		}
 		if denied := linesWith(logs.String(), "is forbidden"); denied != "" && !running.skipRBAC {
 			t.Errorf("the operator was refused requests under its ServiceAccount (a missing rule in manifests/):\n%s", denied)

@@ -117,8 +117,11 @@ func startBinary(t *testing.T, extraArgs []string, extraEnv ...string) *binaryRu
 	go func() { r.exited <- cmd.Wait(); logOut.Close() }()
 	t.Cleanup(func() {
 		r.stop()
-		if b, _ := os.ReadFile(logFile); strings.Contains(string(b), world.OpenStack.AdminPassword) {
-			t.Errorf("the operator binary's log shows the world's password:\n%s", framework.RedactSentinel(grepLines(string(b), world.OpenStack.AdminPassword), world.OpenStack.AdminPassword))
+		b, _ := os.ReadFile(logFile)
+		for _, sentinel := range world.OpenStack.Sentinels() {
+			if strings.Contains(string(b), sentinel) {
+				t.Errorf("the operator binary's log shows one of the world's secrets:\n%s", framework.RedactSentinel(grepLines(string(b), sentinel), sentinel))
+			}
 		}
 		if t.Failed() {
 			b, _ := os.ReadFile(logFile)

@@ -29,16 +29,19 @@ func TestMain(m *testing.M) {
 	world = w
 	code := m.Run()
 	// No credential anywhere but where it must be, after every test has run.
-	leaks, err := w.FindSentinel(context.Background(), w.OpenStack.AdminPassword)
-	switch {
-	case err != nil:
-		fmt.Fprintf(os.Stderr, "FAIL: the sentinel check: %v\n", err)
-		code = 1
-	case len(leaks) > 0:
-		fmt.Fprintf(os.Stderr, "FAIL: the world's password shows in %v\n", leaks)
-		code = 1
-	default:
-		fmt.Fprintf(os.Stderr, "sentinel check: the world's password is only in its two Secrets\n")
+	for i, sentinel := range w.OpenStack.Sentinels() {
+		what := []string{"the world's password", "the application credential's secret"}[i]
+		leaks, err := w.FindSentinel(context.Background(), sentinel)
+		switch {
+		case err != nil:
+			fmt.Fprintf(os.Stderr, "FAIL: the sentinel check: %v\n", err)
+			code = 1
+		case len(leaks) > 0:
+			fmt.Fprintf(os.Stderr, "FAIL: %s shows in %v\n", what, leaks)
+			code = 1
+		default:
+			fmt.Fprintf(os.Stderr, "sentinel check: %s is only in the two credential Secrets\n", what)
+		}
 	}
 	w.Stop()
 	if binaryPath != "" {

@@ -66,6 +66,8 @@ func TestCloudsYAMLMatrix(t *testing.T) {
 		{name: "a region without Manila", clouds: replace("region_name: "+framework.Region, "region_name: RegionTwo"), field: "region_name"},
 		{name: "a wrong password", clouds: replace(pw, pw+"-wrong"), field: "401"},
 		{name: "YAML-special characters in a wrong password", clouds: replace(pw, `'`+pw+`: "#&*x'`), field: "401"},
+		{name: "an application credential with a wrong secret", clouds: string(world.OpenStack.CloudsYAMLAppCredential(
+			framework.AppCredential{ID: world.OpenStack.AppCredential.ID, Secret: world.OpenStack.AppCredential.Secret + "-wrong"})), field: "401"},
 		{name: "an alias bomb", clouds: "pad: &p [" + strings.Repeat("xxxxxxxxxx,", 1000) + "x]\nmore: [" + strings.Repeat("*p,", 300) + "*p]\n" + string(good), field: "expands"},
 	}
 	startOperator(t, "", framework.ShareTypeSpec{Name: "default"})
@@ -92,8 +94,10 @@ func TestCloudsYAMLMatrix(t *testing.T) {
 					for _, typ := range []string{manila.ConditionDegraded, secretsync.ConditionDegraded} {
 						c := v1helpers.FindOperatorCondition(d.Status.Conditions, typ)
 						if c != nil && c.Status == operatorv1.ConditionTrue && strings.Contains(c.Message, tc.field) {
-							if strings.Contains(c.Message, pw) {
-								t.Fatalf("%s shows the password: %s", typ, framework.RedactSentinel(c.Message, pw))
+							for _, secret := range world.OpenStack.Sentinels() {
+								if strings.Contains(c.Message, secret) {
+									t.Fatalf("%s shows a secret: %s", typ, framework.RedactSentinel(c.Message, secret))
+								}
 							}
 							return nil
 						}

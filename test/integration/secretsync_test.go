@@ -261,3 +261,32 @@ func TestOpenStackCAChain(t *testing.T) {
 		return nil
 	})
 }
+
+// An application credential (what the cloud-credential-operator may hand out) logs in, finds Manila
+// and reaches the driver secret as the driver's application-credential keys, and nothing else.
+func TestApplicationCredentialReachesTheDriver(t *testing.T) {
+	restoreCredentials(t)
+	cred := world.OpenStack.AppCredential
+	if err := world.WriteCloudCredentials(context.Background(), world.OpenStack.CloudsYAMLAppCredential(cred)); err != nil {
+		t.Fatal(err)
+	}
+	startOperator(t, "", framework.ShareTypeSpec{Name: "appcred"})
+	world.WaitForStorageClass(t, "csi-manila-appcred", nil)
+	want := map[string]string{"os-authURL": world.OpenStack.AuthURL(), "os-applicationCredentialID": cred.ID,
+		"os-applicationCredentialSecret": cred.Secret, "os-region": framework.Region}
+	waitDriverSecret(t, "application credential keys", func(data map[string][]byte) error {
+		for k, v := range want {
+			if string(data[k]) != v {
+				return fmt.Errorf("%s is not the application credential's", k)
+			}
+		}
+		if len(data) != len(want) {
+			var keys []string
+			for k := range data {
+				keys = append(keys, k)
+			}
+			return fmt.Errorf("keys %v, want only %d", keys, len(want))
+		}
+		return nil
+	})
+}
