@@ -27,7 +27,8 @@ GIT_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 PKG        := github.com/manila-csi/manila-csi-driver-operator
 LDFLAGS    := -X $(PKG)/pkg/version.Version=$(VERSION) -X $(PKG)/pkg/version.GitCommit=$(GIT_COMMIT)
 
-# Integration tests share one control plane and one OpenStack per package; packages run one at a time.
+# Unit packages run one at a time; the integration tests run in two shards side by side, each with its
+# own control plane and OpenStack (hack/test-integration.sh, INTEGRATION_SHARDS).
 TEST_FLAGS ?= -count=1 -p 1 -timeout 45m
 
 .PHONY: all build bench demo test test-unit test-deps deps-apt deps-controlplane deps-crds fuzz verify vendor clean
@@ -49,7 +50,8 @@ bench: test-deps
 	TEST_K8S_BIN_DIR=$(K8S_BIN) TEST_CRD_DIR=$(CRD_DIR) $(GO) run ./hack/bench
 
 test: test-deps
-	TEST_K8S_BIN_DIR=$(K8S_BIN) TEST_CRD_DIR=$(CRD_DIR) $(GO) test $(TEST_FLAGS) ./...
+	$(GO) test $(TEST_FLAGS) $$($(GO) list ./... | grep -v /test/integration)
+	TEST_K8S_BIN_DIR=$(K8S_BIN) TEST_CRD_DIR=$(CRD_DIR) GO=$(GO) bash hack/test-integration.sh
 	$(MAKE) --no-print-directory fuzz FUZZTIME=3s
 
 fuzz:

@@ -4,6 +4,7 @@ package integration
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,6 +17,10 @@ import (
 var world *framework.World
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if f := flag.Lookup("test.list"); f != nil && f.Value.String() != "" {
+		os.Exit(m.Run()) // listing the tests (hack/test-integration.sh) needs no world
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	start := time.Now()
 	w, err := framework.StartWorld(ctx)
