@@ -46,8 +46,8 @@ build:
 demo: build test-deps
 	TEST_K8S_BIN_DIR=$(K8S_BIN) TEST_CRD_DIR=$(CRD_DIR) $(GO) run ./hack/demo
 
-bench: test-deps
-	TEST_K8S_BIN_DIR=$(K8S_BIN) TEST_CRD_DIR=$(CRD_DIR) $(GO) run ./hack/bench
+bench: build test-deps
+	OPERATOR_BINARY=$(OPERATOR) TEST_K8S_BIN_DIR=$(K8S_BIN) TEST_CRD_DIR=$(CRD_DIR) $(GO) run ./hack/bench
 
 test: test-deps
 	$(GO) test $(TEST_FLAGS) $$($(GO) list ./... | grep -v /test/integration)

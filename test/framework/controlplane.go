@@ -110,6 +110,9 @@ func (cp *ControlPlane) RestartAPIServer() error {
 	return err
 }
 
+// AuditLogPath is kube-apiserver's audit log: one JSON line per request of a service account.
+func (cp *ControlPlane) AuditLogPath() string { return filepath.Join(cp.StateDir, "audit.log") }
+
 // APIServerLog returns kube-apiserver's log, for failure reports.
 func (cp *ControlPlane) APIServerLog() string {
 	b, _ := os.ReadFile(filepath.Join(cp.StateDir, "kube-apiserver.log"))

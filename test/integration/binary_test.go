@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -43,12 +42,7 @@ func operatorBinary(t *testing.T) string {
 		}
 		binaryPath = filepath.Join(dir, "manila-csi-driver-operator")
 		pkg := "github.com/manila-csi/manila-csi-driver-operator/pkg/version"
-		cmd := exec.Command("go", "build", "-ldflags", fmt.Sprintf("-X %s.Version=v9.9.9-test -X %s.GitCommit=abc123", pkg, pkg),
-			"-o", binaryPath, "./cmd/manila-csi-driver-operator")
-		cmd.Dir = framework.RepoRoot()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binaryErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
+		binaryErr = framework.BuildOperator(binaryPath, fmt.Sprintf("-X %s.Version=v9.9.9-test -X %s.GitCommit=abc123", pkg, pkg))
 	})
 	if binaryErr != nil {
 		t.Fatal(binaryErr)
@@ -73,35 +67,11 @@ type binaryRun struct {
 func startBinary(t *testing.T, extraArgs []string, extraEnv ...string) *binaryRun {
 	t.Helper()
 	bin := operatorBinary(t)
-	d := operatorDeployment(t)
-	c := d.Spec.Template.Spec.Containers[0]
-	port, err := framework.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfig, err := world.WriteOperatorKubeconfig(context.Background(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var args []string
-	for _, a := range c.Args {
-		if strings.HasPrefix(a, "--listen=") {
-			a = "--listen=127.0.0.1:" + strconv.Itoa(port)
-		}
-		args = append(args, a)
-	}
-	args = append(args, "--kubeconfig", kubeconfig)
-	args = append(args, extraArgs...)
 	emptyDir := t.TempDir()
-	env := []string{"PATH=" + os.Getenv("PATH"), "POD_NAME=" + world.OperatorPod(t)}
-	for _, e := range c.Env {
-		switch {
-		case e.Name == "TMPDIR":
-			env = append(env, "TMPDIR="+emptyDir)
-		case e.ValueFrom == nil:
-			env = append(env, e.Name+"="+e.Value)
-		}
-	}
+	command := world.OperatorCommandFor(t, emptyDir)
+	port := command.Port
+	args := append(command.Args, extraArgs...)
+	env := command.Env
 	env = append(env, extraEnv...)
 	logFile := filepath.Join(t.TempDir(), "operator.log")
 	logOut, err := os.Create(logFile)

@@ -1,0 +1,68 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/manila-csi/manila-csi-driver-operator/manifests"
+)
+
+// BuildOperator builds the operator binary into path with the given -ldflags.
+func BuildOperator(path, ldflags string) error {
+	cmd := exec.Command("go", "build", "-ldflags", ldflags, "-o", path, "./cmd/manila-csi-driver-operator")
+	cmd.Dir = RepoRoot()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// OperatorCommand is how manifests/ runs the operator, as a process on this machine.
+type OperatorCommand struct {
+	Args, Env []string
+	Port      int // the health and metrics endpoint, on 127.0.0.1
+}
+
+// OperatorCommandFor returns exactly the args and environment of the manifest's Deployment, except
+// what a pod gets from its cluster: the listen address moved to a free loopback port, --kubeconfig
+// with the ServiceAccount's token (in a pod, the mounted token), POD_NAME of a Pod of that
+// Deployment and TMPDIR at tmpDir (the emptyDir).
+func (w *World) OperatorCommandFor(t testing.TB, tmpDir string) OperatorCommand {
+	t.Helper()
+	d, err := manifests.Deployment()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := d.Spec.Template.Spec.Containers[0]
+	port, err := FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig, err := w.WriteOperatorKubeconfig(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := OperatorCommand{Port: port}
+	for _, a := range c.Args {
+		if strings.HasPrefix(a, "--listen=") {
+			a = "--listen=127.0.0.1:" + strconv.Itoa(port)
+		}
+		cmd.Args = append(cmd.Args, a)
+	}
+	cmd.Args = append(cmd.Args, "--kubeconfig", kubeconfig)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "POD_NAME=" + w.OperatorPod(t)}
+	for _, e := range c.Env {
+		switch {
+		case e.Name == "TMPDIR":
+			cmd.Env = append(cmd.Env, "TMPDIR="+tmpDir)
+		case e.ValueFrom == nil:
+			cmd.Env = append(cmd.Env, e.Name+"="+e.Value)
+		}
+	}
+	return cmd
+}
