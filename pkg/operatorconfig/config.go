@@ -204,6 +204,9 @@ func unknownField(err error) error {
 	msg := err.Error()
 	if i := strings.Index(msg, `unknown field "`); i >= 0 {
 		path := strings.TrimSuffix(msg[i+len(`unknown field "`):], `"`)
+		if path == "" || strings.HasSuffix(path, ".") {
+			path += `""` // an empty key: say so rather than name no field
+		}
 		return &FieldError{Path: path, Reason: "unknown field"}
 	}
 	return &FieldError{Path: "(document)", Reason: msg}

@@ -36,6 +36,8 @@ storageClasses:
 `, ""},
 		{"unknown top-level key", "foo: 1\n", "foo"},
 		{"unknown nested key", "storageClasses:\n  defaults:\n    shareNetworkId: x\n", "storageClasses.defaults.shareNetworkId"},
+		{"an empty key", "\"\": 1\n", `""`},
+		{"an empty nested key", "storageClasses:\n  \"\": 1\n", `storageClasses.""`},
 		{"wrong type", "storageClasses:\n  prune: yes-please\n", "storageClasses.prune"},
 		{"poll too fast", "pollInterval: 1s\n", "pollInterval"},
 		{"bad reclaim policy", "storageClasses:\n  defaults:\n    reclaimPolicy: Recycle\n", "storageClasses.defaults.reclaimPolicy"},
