@@ -16,6 +16,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/cachedclient"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/informercache"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
 
@@ -61,11 +63,14 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ClusterCSIDriver client: %w", err)
 	}
+	kubeInformers := informercache.KubeForNamespaces(kube, "",
+		names.OperatorNamespace, names.OperandNamespace, names.CloudConfigNamespace)
 	c := &clients{
-		kube:    kube,
-		dynamic: dyn,
-		kubeInformers: v1helpers.NewKubeInformersForNamespaces(kube, "",
-			names.OperatorNamespace, names.OperandNamespace, names.CloudConfigNamespace),
+		// library-go's apply functions GET each object before comparing it: from the caches, so that
+		// re-applying an unchanged operand costs no request.
+		kube:             cachedclient.New(kube, kubeInformers, names.OperandNamespace),
+		dynamic:          dyn,
+		kubeInformers:    kubeInformers,
 		configInformer:   configinformers.NewSharedInformerFactory(config, resync),
 		crdInformer:      apiextinformers.NewSharedInformerFactory(apiext, resync),
 		operatorInformer: operatorinformers.NewSharedInformerFactory(operatorTyped, resync),

@@ -1,0 +1,40 @@
+// Package informercache builds the operator's informer factories so that their caches hold no more
+// than the operator reads.
+package informercache
+
+import (
+	"time"
+
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Resync is the informers' resync, as library-go's default: every cached object is re-delivered.
+const Resync = 10 * time.Minute
+
+// KubeForNamespaces is library-go's KubeInformersForNamespaces ("" for cluster-scoped objects) whose
+// caches drop managedFields, which the operator never reads and which are often the larger part of
+// an object.
+func KubeForNamespaces(kube kubernetes.Interface, namespaces ...string) v1helpers.KubeInformersForNamespaces {
+	factories := map[string]informers.SharedInformerFactory{}
+	for _, ns := range namespaces {
+		opts := []informers.SharedInformerOption{informers.WithTransform(DropManagedFields)}
+		if ns != "" {
+			opts = append(opts, informers.WithNamespace(ns))
+		}
+		factories[ns] = informers.NewSharedInformerFactoryWithOptions(kube, Resync, opts...)
+	}
+	// The "fake" constructor is library-go's only one that takes ready factories; the type is the real one.
+	return v1helpers.NewFakeKubeInformersForNamespaces(factories)
+}
+
+// DropManagedFields is an informer transform. An object updated from a cached copy keeps its
+// managedFields on the server: an Update with none set leaves them as they are.
+func DropManagedFields(obj any) (any, error) {
+	if m, err := meta.Accessor(obj); err == nil {
+		m.SetManagedFields(nil)
+	}
+	return obj, nil
+}
