@@ -25,7 +25,8 @@ OPERATOR   := $(BIN)/manila-csi-driver-operator
 VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
 GIT_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 PKG        := github.com/manila-csi/manila-csi-driver-operator
-LDFLAGS    := -X $(PKG)/pkg/version.Version=$(VERSION) -X $(PKG)/pkg/version.GitCommit=$(GIT_COMMIT)
+# -s -w: no symbol table or DWARF in the release binary (stack traces keep their function names).
+LDFLAGS    := -s -w -X $(PKG)/pkg/version.Version=$(VERSION) -X $(PKG)/pkg/version.GitCommit=$(GIT_COMMIT)
 
 # Unit packages run one at a time; the integration tests run in two shards side by side, each with its
 # own control plane and OpenStack (hack/test-integration.sh, INTEGRATION_SHARDS).

@@ -1,6 +1,7 @@
 package operator
 
 import (
+	"context"
 	"fmt"
 
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
@@ -11,7 +12,11 @@ import (
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apiextinformers "k8s.io/apiextensions-apiserver/pkg/client/informers/externalversions"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
@@ -25,6 +30,9 @@ import (
 type clients struct {
 	kube             kubernetes.Interface
 	dynamic          dynamic.Interface
+	apiext           apiextclient.Interface
+	// objectInformers are informers of single objects, each filtered by name (objectInformer).
+	objectInformers []dynamicinformer.DynamicSharedInformerFactory
 	kubeInformers    v1helpers.KubeInformersForNamespaces
 	configInformer   configinformers.SharedInformerFactory
 	crdInformer      apiextinformers.SharedInformerFactory
@@ -70,6 +78,7 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 		// re-applying an unchanged operand costs no request.
 		kube:             cachedclient.New(kube, kubeInformers, names.OperandNamespace),
 		dynamic:          dyn,
+		apiext:           apiext,
 		kubeInformers:    kubeInformers,
 		configInformer:   configinformers.NewSharedInformerFactory(config, resync),
 		crdInformer:      apiextinformers.NewSharedInformerFactory(apiext, resync),
@@ -83,8 +92,26 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 		c.crdInformer.Start(stop)
 		c.operatorInformer.Start(stop)
 		dynamicInformers.Start(stop)
+		for _, f := range c.objectInformers {
+			f.Start(stop)
+		}
 	}
 	return c, nil
+}
+
+// objectInformer watches one object, by name: an informer whose cache holds that object only.
+func (c *clients) objectInformer(gvr schema.GroupVersionResource, namespace, name string) cache.SharedIndexInformer {
+	f := dynamicinformer.NewFilteredDynamicSharedInformerFactory(c.dynamic, 0, namespace, func(o *metav1.ListOptions) {
+		o.FieldSelector = "metadata.name=" + name
+	})
+	c.objectInformers = append(c.objectInformers, f)
+	return f.ForResource(gvr).Informer()
+}
+
+// crdPresent asks the cluster, once, whether a CRD is installed.
+func (c *clients) crdPresent(ctx context.Context, name string) bool {
+	_, err := c.apiext.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, name, metav1.GetOptions{})
+	return err == nil
 }
 
 // withRateLimits raises client-go's default 5 QPS, at which a cloud with a thousand share types

@@ -1,19 +1,52 @@
 package operator
 
 import (
+	"context"
+	"time"
+
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
 	"github.com/openshift/library-go/pkg/operator/staticresourcecontroller"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/yaml"
 )
 
-// conditionalStatic applies one asset only while shouldCreate holds; the informer re-triggers it when
-// that may have changed (e.g. a CRD appearing), so no API GET happens per sync.
+// conditionalStatic applies one asset only while shouldCreate holds. It syncs when the named CRD
+// changes (e.g. appears), when the object itself changes (when the CRD was there at start: an
+// informer of that one object) and on the safety resync, so an idle operator makes no request for it.
 func conditionalStatic(name string, c *clients, recorder events.Recorder, render resourceapply.AssetFunc,
-	file string, shouldCreate, shouldDelete resourceapply.ConditionalFunction, informer cache.SharedIndexInformer) factory.Controller {
-	return staticresourcecontroller.NewStaticResourceController(name, render, []string{},
+	file string, resource schema.GroupVersionResource, shouldCreate, shouldDelete resourceapply.ConditionalFunction,
+	crd string, crdInformer cache.SharedIndexInformer) factory.Controller {
+	src := staticresourcecontroller.NewStaticResourceController(name, render, []string{},
 		(&resourceapply.ClientHolder{}).WithKubernetes(c.kube).WithDynamicClient(c.dynamic),
 		c.operatorClient, recorder,
-	).WithConditionalResources(render, []string{file}, shouldCreate, shouldDelete).AddInformer(informer)
+	).WithConditionalResources(render, []string{file}, shouldCreate, shouldDelete)
+	objectNames, informers := []string{crd}, []factory.Informer{crdInformer}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if c.crdPresent(ctx, crd) {
+		namespace, objectName := assetIdentity(render, file)
+		objectNames = append(objectNames, objectName)
+		informers = append(informers, c.objectInformer(resource, namespace, objectName))
+	}
+	return eventDriven(src.Name(), src.Sync, c.operatorClient, recorder, objectNames, informers...)
+}
+
+func assetIdentity(render resourceapply.AssetFunc, file string) (namespace, name string) {
+	raw, err := render(file)
+	if err != nil {
+		panic(err) // embedded assets: a broken one is a build defect caught by the golden tests
+	}
+	var obj struct {
+		Metadata struct {
+			Name      string `json:"name"`
+			Namespace string `json:"namespace"`
+		} `json:"metadata"`
+	}
+	if err := yaml.Unmarshal(raw, &obj); err != nil {
+		panic(err)
+	}
+	return obj.Metadata.Namespace, obj.Metadata.Name
 }

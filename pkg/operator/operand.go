@@ -10,6 +10,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/csi/csiconfigobservercontroller"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/openshift/library-go/pkg/controller/factory"
@@ -20,6 +21,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceread"
+	"github.com/openshift/library-go/pkg/operator/staticresourcecontroller"
 
 	"github.com/manila-csi/manila-csi-driver-operator/assets"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/workloadselector"
@@ -47,6 +49,7 @@ type operandControllers struct {
 	snapshotCls       factory.Controller
 	monitor           factory.Controller
 	selectors         factory.Controller
+	static            factory.Controller
 }
 
 func newOperandControllers(c *clients, recorder events.Recorder, render resourceapply.AssetFunc, mounts hooks.Mounts) *operandControllers {
@@ -83,8 +86,6 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 	nfsHooks, nfsInformers := daemonSetHooks(extramounts.NFSNodeTarget)
 
 	set := csicontrollerset.NewCSIControllerSet(c.operatorClient, recorder).
-		WithStaticResourcesController("ManilaDriverStaticResourcesController", c.kube, c.dynamic, c.kubeInformers, render,
-			append(assets.StaticResources(), assets.CSIDriver)).
 		WithCSIDriverNodeService("ManilaDriverNodeServiceController", render, assets.NodeDaemonSet,
 			c.kube, operandInformers, nodeInformers, nodeHooks...)
 
@@ -120,6 +121,8 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 		},
 	})
 
+	static := staticResources(c, recorder, render)
+
 	crdExists := func(name string) func() bool {
 		return func() bool {
 			_, err := crds.Lister().Get(name)
@@ -134,11 +137,33 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 		operatorClient:    c.operatorClient,
 		nfsNode:           nfsNode,
 		selectors:         selectors,
+		static:            static,
 		snapshotCls: conditionalStatic("VolumeSnapshotClassController", c, recorder, render,
-			assets.VolumeSnapshotClass, crdExists(snapshotClassCRD), never, crds.Informer()),
+			assets.VolumeSnapshotClass, schema.GroupVersionResource{Group: "snapshot.storage.k8s.io", Version: "v1", Resource: "volumesnapshotclasses"},
+			crdExists(snapshotClassCRD), never, snapshotClassCRD, crds.Informer()),
 		monitor: conditionalStatic("ServiceMonitorController", c, recorder, render,
-			assets.ServiceMonitor, crdExists(serviceMonitorCRD), never, crds.Informer()),
+			assets.ServiceMonitor, schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"},
+			crdExists(serviceMonitorCRD), never, serviceMonitorCRD, crds.Informer()),
 	}
+}
+
+// staticResources applies the operand's namespace, ServiceAccounts, RBAC, Service, CA ConfigMap, PDB
+// and CSIDriver with library-go's static-resource controller, run on events of those objects.
+func staticResources(c *clients, recorder events.Recorder, render resourceapply.AssetFunc) factory.Controller {
+	files := append(assets.StaticResources(), assets.CSIDriver)
+	src := staticresourcecontroller.NewStaticResourceController("ManilaDriverStaticResourcesController", render, files,
+		(&resourceapply.ClientHolder{}).WithKubernetes(c.kube).WithDynamicClient(c.dynamic), c.operatorClient, recorder,
+	).AddKubeInformers(c.kubeInformers) // registers the informers the cached client reads
+	objectNames, err := assetNames(render, files...)
+	if err != nil {
+		panic(err) // embedded assets: a broken one is a build defect caught by the golden tests
+	}
+	ns, cluster := c.kubeInformers.InformersFor(names.OperandNamespace), c.kubeInformers.InformersFor("")
+	return eventDriven(src.Name(), src.Sync, c.operatorClient, recorder, objectNames,
+		ns.Core().V1().ServiceAccounts().Informer(), ns.Core().V1().Services().Informer(), ns.Core().V1().ConfigMaps().Informer(),
+		ns.Rbac().V1().Roles().Informer(), ns.Rbac().V1().RoleBindings().Informer(), ns.Policy().V1().PodDisruptionBudgets().Informer(),
+		cluster.Rbac().V1().ClusterRoles().Informer(), cluster.Rbac().V1().ClusterRoleBindings().Informer(),
+		cluster.Core().V1().Namespaces().Informer(), cluster.Storage().V1().CSIDrivers().Informer())
 }
 
 func deploymentWorkload(manifest []byte) workloadselector.Workload {
@@ -154,7 +179,7 @@ func daemonSetWorkload(manifest []byte) workloadselector.Workload {
 // Run starts every operand controller; they stop with ctx.
 func (o *operandControllers) Run(ctx context.Context) {
 	o.set.Run(ctx, 1)
-	for _, ctrl := range []factory.Controller{o.configObserver, o.nfsNode, o.snapshotCls, o.monitor, o.selectors} {
+	for _, ctrl := range []factory.Controller{o.static, o.configObserver, o.nfsNode, o.snapshotCls, o.monitor, o.selectors} {
 		go ctrl.Run(ctx, 1)
 	}
 	go func() {

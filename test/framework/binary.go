@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/manila-csi/manila-csi-driver-operator/manifests"
 )
 
@@ -62,6 +64,10 @@ func (w *World) OperatorCommandFor(t testing.TB, tmpDir string) OperatorCommand 
 			cmd.Env = append(cmd.Env, "TMPDIR="+tmpDir)
 		case e.ValueFrom == nil:
 			cmd.Env = append(cmd.Env, e.Name+"="+e.Value)
+		case e.ValueFrom.ResourceFieldRef != nil: // as the kubelet resolves it: the quantity in bytes
+			resource := strings.TrimPrefix(e.ValueFrom.ResourceFieldRef.Resource, "requests.")
+			q := c.Resources.Requests[corev1.ResourceName(resource)]
+			cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d", e.Name, q.Value()))
 		}
 	}
 	return cmd

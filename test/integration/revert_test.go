@@ -24,6 +24,7 @@ var resources = map[string]string{
 	"ServiceAccount": "serviceaccounts", "Service": "services", "ConfigMap": "configmaps",
 	"Role": "roles", "RoleBinding": "rolebindings", "ClusterRole": "clusterroles", "ClusterRoleBinding": "clusterrolebindings",
 	"PodDisruptionBudget": "poddisruptionbudgets", "CSIDriver": "csidrivers", "Deployment": "deployments", "DaemonSet": "daemonsets",
+	"VolumeSnapshotClass": "volumesnapshotclasses", "ServiceMonitor": "servicemonitors",
 }
 
 // Every operand object the operator applies (all but the Namespace, whose deletion takes the rest
@@ -31,7 +32,8 @@ var resources = map[string]string{
 func TestOperandObjectsRevertedWithinSeconds(t *testing.T) {
 	startOperator(t, "", framework.ShareTypeSpec{Name: "gold"})
 	settledWorkloads(t)
-	files := append(assets.StaticResources(), assets.CSIDriver, assets.ControllerDeployment, assets.NodeDaemonSet, assets.NFSNodeDaemonSet)
+	files := append(assets.StaticResources(), assets.CSIDriver, assets.ControllerDeployment, assets.NodeDaemonSet, assets.NFSNodeDaemonSet,
+		assets.VolumeSnapshotClass, assets.ServiceMonitor)
 	for _, file := range files {
 		if file == assets.Namespace {
 			continue

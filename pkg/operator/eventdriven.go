@@ -1,0 +1,49 @@
+package operator
+
+import (
+	"time"
+
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	"sigs.k8s.io/yaml"
+)
+
+// safetyResync is how often an event-driven controller syncs without an event: a net for an event
+// its informers missed. Any change to one of its objects syncs it at once.
+const safetyResync = 30 * time.Minute
+
+// eventDriven runs a library-go controller's exported Sync on events of the named objects (and of the
+// ClusterCSIDriver), with safetyResync instead of the one-minute resync library-go hard-codes for it:
+// at rest, nothing is re-applied. The library-go controller's own Run is never called.
+func eventDriven(name string, sync factory.SyncFunc, operatorClient v1helpers.OperatorClient, recorder events.Recorder,
+	objectNames []string, informers ...factory.Informer) factory.Controller {
+	return factory.New().
+		WithSync(sync).
+		WithInformers(operatorClient.Informer()).
+		WithFilteredEventsInformers(factory.NamesFilter(objectNames...), informers...).
+		ResyncEvery(safetyResync).
+		ToController(name, recorder)
+}
+
+// assetNames returns metadata.name of each rendered asset.
+func assetNames(render resourceapply.AssetFunc, files ...string) ([]string, error) {
+	var out []string
+	for _, f := range files {
+		raw, err := render(f)
+		if err != nil {
+			return nil, err
+		}
+		var obj struct {
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+		}
+		if err := yaml.Unmarshal(raw, &obj); err != nil {
+			return nil, err
+		}
+		out = append(out, obj.Metadata.Name)
+	}
+	return out, nil
+}
