@@ -16,9 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/cachedclient"
@@ -28,11 +28,11 @@ import (
 
 // clients are the API clients and informer factories shared by all controllers.
 type clients struct {
-	kube             kubernetes.Interface
-	dynamic          dynamic.Interface
-	apiext           apiextclient.Interface
+	kube    kubernetes.Interface
+	dynamic dynamic.Interface
+	apiext  apiextclient.Interface
 	// objectInformers are informers of single objects, each filtered by name (objectInformer).
-	objectInformers []dynamicinformer.DynamicSharedInformerFactory
+	objectInformers  []dynamicinformer.DynamicSharedInformerFactory
 	kubeInformers    v1helpers.KubeInformersForNamespaces
 	configInformer   configinformers.SharedInformerFactory
 	crdInformer      apiextinformers.SharedInformerFactory
