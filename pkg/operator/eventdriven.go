@@ -27,6 +27,18 @@ func eventDriven(name string, sync factory.SyncFunc, operatorClient v1helpers.Op
 		ToController(name, recorder)
 }
 
+// workloadOnEvents runs a library-go workload controller's exported Sync on events of its informers,
+// with safetyResync instead of library-go's one minute; a sync error sets <name>Degraded as before.
+func workloadOnEvents(ctrl factory.Controller, operatorClient v1helpers.OperatorClient, recorder events.Recorder,
+	informers ...factory.Informer) factory.Controller {
+	return factory.New().
+		WithSync(ctrl.Sync).
+		WithSyncDegradedOnError(operatorClient).
+		WithInformers(append(informers, operatorClient.Informer())...).
+		ResyncEvery(safetyResync).
+		ToController(ctrl.Name(), recorder)
+}
+
 // assetNames returns metadata.name of each rendered asset.
 func assetNames(render resourceapply.AssetFunc, files ...string) ([]string, error) {
 	var out []string

@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/openshift/library-go/pkg/controller/factory"
-	"github.com/openshift/library-go/pkg/operator/csi/csicontrollerset"
 	"github.com/openshift/library-go/pkg/operator/csi/csidrivercontrollerservicecontroller"
 	"github.com/openshift/library-go/pkg/operator/csi/csidrivernodeservicecontroller"
 	dc "github.com/openshift/library-go/pkg/operator/deploymentcontroller"
@@ -39,7 +38,7 @@ const (
 
 // operandControllers install and keep the Manila and NFS CSI drivers.
 type operandControllers struct {
-	set *csicontrollerset.CSIControllerSet
+	node factory.Controller
 	// controllerService renders kube-rbac-proxy's TLS flags from the observed TLS profile, so it starts
 	// once the config observer has written it: waiting for an input is not a failure to report.
 	controllerService factory.Controller
@@ -85,10 +84,10 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 		csidrivernodeservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, operandSecrets))
 	nfsHooks, nfsInformers := daemonSetHooks(extramounts.NFSNodeTarget)
 
-	set := csicontrollerset.NewCSIControllerSet(c.operatorClient, recorder).
-		WithCSIDriverNodeService("ManilaDriverNodeServiceController", render, assets.NodeDaemonSet,
-			c.kube, operandInformers, nodeInformers, nodeHooks...)
-
+	nodeManifest, err := render(assets.NodeDaemonSet)
+	if err != nil {
+		panic(err)
+	}
 	nfsManifest, err := render(assets.NFSNodeDaemonSet)
 	if err != nil {
 		panic(err) // embedded asset: a missing one is a build defect caught by the golden tests
@@ -99,17 +98,21 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 	}
 	configObserver := csiconfigobservercontroller.NewCSIConfigObserverController("ManilaDriverCSIConfigObserverController",
 		observedConfigClient{c.operatorClient}, c.configInformer, recorder)
+	deployments, daemonSets := operandInformers.Apps().V1().Deployments(), operandInformers.Apps().V1().DaemonSets()
 	controllerService := csidrivercontrollerservicecontroller.NewCSIDriverControllerServiceController("ManilaDriverControllerServiceController",
-		controllerManifest, recorder, c.operatorClient, c.kube, operandInformers.Apps().V1().Deployments(), c.configInformer,
+		controllerManifest, recorder, c.operatorClient, c.kube, deployments, c.configInformer,
 		deploymentInformers, deploymentHooks...)
+	node := csidrivernodeservicecontroller.NewCSIDriverNodeServiceController("ManilaDriverNodeServiceController",
+		nodeManifest, recorder, c.operatorClient, c.kube, daemonSets, nodeInformers, nodeHooks...)
 	nfsNode := csidrivernodeservicecontroller.NewCSIDriverNodeServiceController("NFSDriverNodeServiceController",
-		nfsManifest, recorder, c.operatorClient, c.kube, operandInformers.Apps().V1().DaemonSets(), nfsInformers,
-		nfsHooks...)
+		nfsManifest, recorder, c.operatorClient, c.kube, daemonSets, nfsInformers, nfsHooks...)
+	// The same controllers on events only (their inputs' informers), without library-go's one-minute resync.
+	infrastructures := c.configInformer.Config().V1().Infrastructures().Informer()
+	controllerService = workloadOnEvents(controllerService, c.operatorClient, recorder,
+		slices.Concat(deploymentInformers, []factory.Informer{deployments.Informer(), infrastructures})...)
+	node = workloadOnEvents(node, c.operatorClient, recorder, append(nodeInformers, daemonSets.Informer())...)
+	nfsNode = workloadOnEvents(nfsNode, c.operatorClient, recorder, append(nfsInformers, daemonSets.Informer())...)
 
-	nodeManifest, err := render(assets.NodeDaemonSet)
-	if err != nil {
-		panic(err)
-	}
 	selectors := workloadselector.NewController(workloadselector.Deps{
 		OperatorClient: c.operatorClient,
 		Deployments:    operandInformers.Apps().V1().Deployments(),
@@ -131,7 +134,7 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 	}
 	never := func() bool { return false }
 	return &operandControllers{
-		set:               set,
+		node:              node,
 		controllerService: controllerService,
 		configObserver:    configObserver,
 		operatorClient:    c.operatorClient,
@@ -178,8 +181,7 @@ func daemonSetWorkload(manifest []byte) workloadselector.Workload {
 
 // Run starts every operand controller; they stop with ctx.
 func (o *operandControllers) Run(ctx context.Context) {
-	o.set.Run(ctx, 1)
-	for _, ctrl := range []factory.Controller{o.static, o.configObserver, o.nfsNode, o.snapshotCls, o.monitor, o.selectors} {
+	for _, ctrl := range []factory.Controller{o.static, o.node, o.configObserver, o.nfsNode, o.snapshotCls, o.monitor, o.selectors} {
 		go ctrl.Run(ctx, 1)
 	}
 	go func() {
