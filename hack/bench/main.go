@@ -3,7 +3,7 @@
 // for 1,000 share types it prints, from outside the process: the time from start to all
 // StorageClasses, and over an idle window (BENCH_IDLE, default 5m) its kube-apiserver requests (from
 // the apiserver's audit log), Keystone and Manila requests (from their logs), CPU seconds and VmRSS
-// (from /proc), and the binary's size.
+// (from /proc), and the binary's size. BENCH_TYPES, BENCH_ENV and BENCH_LOG_DIR help look into a figure.
 package main
 
 import (
@@ -13,6 +13,8 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -50,9 +52,20 @@ func bench(ctx context.Context, t *testing.T) {
 	t.Cleanup(world.Stop)
 	world.CreateClusterCSIDriver(t, operatorv1.Managed)
 
+	counts := []int{5, 1000}
+	if v := os.Getenv("BENCH_TYPES"); v != "" { // e.g. "5" for a quick look
+		counts = nil
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				t.Fatalf("BENCH_TYPES: %v", err)
+			}
+			counts = append(counts, n)
+		}
+	}
 	var results []result
 	created := 0
-	for _, n := range []int{5, 1000} {
+	for _, n := range counts {
 		createTypes(ctx, t, world, created, n)
 		created = n
 		results = append(results, measure(t, world, bin, n, idle))
@@ -89,6 +102,16 @@ func measure(t *testing.T, world *framework.World, bin string, n int, idle time.
 	defer logFile.Close()
 	cmd := exec.Command(bin, command.Args...)
 	cmd.Env, cmd.Stdout, cmd.Stderr = command.Env, logFile, logFile
+	if extra := os.Getenv("BENCH_ENV"); extra != "" { // e.g. GODEBUG=gctrace=1, to look into a figure
+		cmd.Env = append(cmd.Env, strings.Fields(extra)...)
+	}
+	if keep := os.Getenv("BENCH_LOG_DIR"); keep != "" {
+		defer func() {
+			if b, err := os.ReadFile(logFile.Name()); err == nil {
+				_ = os.WriteFile(filepath.Join(keep, fmt.Sprintf("operator-%d.log", n)), b, 0o644)
+			}
+		}()
+	}
 	started := time.Now()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -111,7 +134,7 @@ func measure(t *testing.T, world *framework.World, bin string, n int, idle time.
 	r.keystone = after.keystone - before.keystone
 	r.manila = after.manila - before.manila
 	r.cpu = after.cpu - before.cpu
-	r.rssKiB = after.rssKiB
+	r.rssKiB, r.anonKiB = after.rssKiB, after.anonKiB
 	r.window = to.Sub(from)
 	return r
 }

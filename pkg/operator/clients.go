@@ -12,6 +12,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apiextinformers "k8s.io/apiextensions-apiserver/pkg/client/informers/externalversions"
+	apiextv1informers "k8s.io/apiextensions-apiserver/pkg/client/informers/externalversions/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
@@ -32,10 +33,11 @@ type clients struct {
 	dynamic dynamic.Interface
 	apiext  apiextclient.Interface
 	// objectInformers are informers of single objects, each filtered by name (objectInformer).
-	objectInformers  []dynamicinformer.DynamicSharedInformerFactory
-	kubeInformers    v1helpers.KubeInformersForNamespaces
-	configInformer   configinformers.SharedInformerFactory
-	crdInformer      apiextinformers.SharedInformerFactory
+	objectInformers []dynamicinformer.DynamicSharedInformerFactory
+	kubeInformers   v1helpers.KubeInformersForNamespaces
+	configInformer  configinformers.SharedInformerFactory
+	// crdInformers are informers of single CRDs, by name (crdInformerFor).
+	crdInformers     []apiextinformers.SharedInformerFactory
 	operatorInformer operatorinformers.SharedInformerFactory
 	operatorClient   v1helpers.OperatorClientWithFinalizers
 	clock            clock.PassiveClock
@@ -81,7 +83,6 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 		apiext:           apiext,
 		kubeInformers:    kubeInformers,
 		configInformer:   configinformers.NewSharedInformerFactory(config, resync),
-		crdInformer:      apiextinformers.NewSharedInformerFactory(apiext, resync),
 		operatorInformer: operatorinformers.NewSharedInformerFactory(operatorTyped, resync),
 		operatorClient:   operatorClient,
 		clock:            clk,
@@ -89,7 +90,9 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 	c.start = func(stop <-chan struct{}) {
 		c.kubeInformers.Start(stop)
 		c.configInformer.Start(stop)
-		c.crdInformer.Start(stop)
+		for _, f := range c.crdInformers {
+			f.Start(stop)
+		}
 		c.operatorInformer.Start(stop)
 		dynamicInformers.Start(stop)
 		for _, f := range c.objectInformers {
@@ -106,6 +109,15 @@ func (c *clients) objectInformer(gvr schema.GroupVersionResource, namespace, nam
 	})
 	c.objectInformers = append(c.objectInformers, f)
 	return f.ForResource(gvr).Informer()
+}
+
+// crdInformerFor watches one CRD, by name: a cluster holds hundreds, some of them large.
+func (c *clients) crdInformerFor(name string) apiextv1informers.CustomResourceDefinitionInformer {
+	f := apiextinformers.NewSharedInformerFactoryWithOptions(c.apiext, resync, apiextinformers.WithTweakListOptions(func(o *metav1.ListOptions) {
+		o.FieldSelector = "metadata.name=" + name
+	}))
+	c.crdInformers = append(c.crdInformers, f)
+	return f.Apiextensions().V1().CustomResourceDefinitions()
 }
 
 // crdPresent asks the cluster, once, whether a CRD is installed.

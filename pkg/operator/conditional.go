@@ -9,21 +9,26 @@ import (
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
 	"github.com/openshift/library-go/pkg/operator/staticresourcecontroller"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/yaml"
 )
 
-// conditionalStatic applies one asset only while shouldCreate holds. It syncs when the named CRD
-// changes (e.g. appears), when the object itself changes (when the CRD was there at start: an
-// informer of that one object) and on the safety resync, so an idle operator makes no request for it.
+// conditionalStatic applies one asset of a custom resource only while its CRD exists, and never
+// deletes it. It syncs when the CRD changes (e.g. appears), when the object itself changes (when the
+// CRD was there at start: an informer of that one object) and on the safety resync, so an idle
+// operator makes no request for it. Both informers hold one object each, not the cluster's CRDs.
 func conditionalStatic(name string, c *clients, recorder events.Recorder, render resourceapply.AssetFunc,
-	file string, resource schema.GroupVersionResource, shouldCreate, shouldDelete resourceapply.ConditionalFunction,
-	crd string, crdInformer cache.SharedIndexInformer) factory.Controller {
+	file string, resource schema.GroupVersionResource, crd string) factory.Controller {
+	crds := c.crdInformerFor(crd)
+	exists := func() bool {
+		_, err := crds.Lister().Get(crd)
+		return err == nil
+	}
+	never := func() bool { return false }
 	src := staticresourcecontroller.NewStaticResourceController(name, render, []string{},
 		(&resourceapply.ClientHolder{}).WithKubernetes(c.kube).WithDynamicClient(c.dynamic),
 		c.operatorClient, recorder,
-	).WithConditionalResources(render, []string{file}, shouldCreate, shouldDelete)
-	objectNames, informers := []string{crd}, []factory.Informer{crdInformer}
+	).WithConditionalResources(render, []string{file}, exists, never)
+	objectNames, informers := []string{crd}, []factory.Informer{crds.Informer()}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if c.crdPresent(ctx, crd) {

@@ -54,7 +54,6 @@ type operandControllers struct {
 func newOperandControllers(c *clients, recorder events.Recorder, render resourceapply.AssetFunc, mounts hooks.Mounts) *operandControllers {
 	operandInformers := c.kubeInformers.InformersFor(names.OperandNamespace)
 	operandConfigMaps, operandSecrets := operandInformers.Core().V1().ConfigMaps(), operandInformers.Core().V1().Secrets()
-	crds := c.crdInformer.Apiextensions().V1().CustomResourceDefinitions()
 
 	replicasHook, replicasInformers := hooks.ControlPlaneReplicas(c.kubeInformers.InformersFor("").Core().V1().Nodes())
 	deploymentHooks := []dc.DeploymentHookFunc{
@@ -126,13 +125,6 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 
 	static := staticResources(c, recorder, render)
 
-	crdExists := func(name string) func() bool {
-		return func() bool {
-			_, err := crds.Lister().Get(name)
-			return err == nil
-		}
-	}
-	never := func() bool { return false }
 	return &operandControllers{
 		node:              node,
 		controllerService: controllerService,
@@ -143,10 +135,10 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 		static:            static,
 		snapshotCls: conditionalStatic("VolumeSnapshotClassController", c, recorder, render,
 			assets.VolumeSnapshotClass, schema.GroupVersionResource{Group: "snapshot.storage.k8s.io", Version: "v1", Resource: "volumesnapshotclasses"},
-			crdExists(snapshotClassCRD), never, snapshotClassCRD, crds.Informer()),
+			snapshotClassCRD),
 		monitor: conditionalStatic("ServiceMonitorController", c, recorder, render,
 			assets.ServiceMonitor, schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"},
-			crdExists(serviceMonitorCRD), never, serviceMonitorCRD, crds.Informer()),
+			serviceMonitorCRD),
 	}
 }
 
