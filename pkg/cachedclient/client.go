@@ -24,7 +24,8 @@ type Informers interface {
 }
 
 // Clientset is a kubernetes.Interface whose Gets of the operand's kinds in namespace (and of the
-// cluster-scoped RBAC, CSIDriver and Namespace kinds) read the informer caches.
+// cluster-scoped RBAC, CSIDriver and Namespace kinds, from the factory for "") read the informer
+// caches.
 type Clientset struct {
 	kubernetes.Interface
 	namespaced, cluster informers.SharedInformerFactory
@@ -39,6 +40,7 @@ func New(kube kubernetes.Interface, inf Informers, namespace string) *Clientset 
 	n, cl := c.namespaced, c.cluster
 	for _, register := range []func(){
 		func() { n.Core().V1().ServiceAccounts().Informer() },
+		func() { n.Core().V1().ConfigMaps().Informer() },
 		func() { n.Core().V1().Services().Informer() },
 		func() { n.Rbac().V1().Roles().Informer() },
 		func() { n.Rbac().V1().RoleBindings().Informer() },

@@ -37,6 +37,23 @@ func (v coreV1) Services(ns string) corev1client.ServiceInterface {
 	return services{live, v.c}
 }
 
+func (v coreV1) ConfigMaps(ns string) corev1client.ConfigMapInterface {
+	live := v.CoreV1Interface.ConfigMaps(ns)
+	if ns != v.c.namespace {
+		return live
+	}
+	return configMaps{live, v.c}
+}
+
+type configMaps struct {
+	corev1client.ConfigMapInterface
+	c *Clientset
+}
+
+func (s configMaps) Get(ctx context.Context, name string, opts metav1.GetOptions) (*corev1.ConfigMap, error) {
+	return cachedGet(ctx, name, opts, s.c.namespaced.Core().V1().ConfigMaps().Lister().ConfigMaps(s.c.namespace).Get, s.ConfigMapInterface.Get)
+}
+
 func (v coreV1) Namespaces() corev1client.NamespaceInterface {
 	return namespaces{v.CoreV1Interface.Namespaces(), v.c}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 )
@@ -28,6 +29,14 @@ func KubeForNamespaces(kube kubernetes.Interface, namespaces ...string) v1helper
 	}
 	// The "fake" constructor is library-go's only one that takes ready factories; the type is the real one.
 	return v1helpers.NewFakeKubeInformersForNamespaces(factories)
+}
+
+// LabelledCluster is a factory of cluster-scoped objects that carry the label selector: the
+// operator's own ClusterRoles, ClusterRoleBindings, CSIDriver and Namespace, not the cluster's
+// hundreds of others.
+func LabelledCluster(kube kubernetes.Interface, selector string) informers.SharedInformerFactory {
+	return informers.NewSharedInformerFactoryWithOptions(kube, Resync, informers.WithTransform(DropManagedFields),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector }))
 }
 
 // DropManagedFields is an informer transform. An object updated from a cached copy keeps its

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -25,6 +26,7 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/cachedclient"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/informercache"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 )
 
 // clients are the API clients and informer factories shared by all controllers.
@@ -35,7 +37,9 @@ type clients struct {
 	// objectInformers are informers of single objects, each filtered by name (objectInformer).
 	objectInformers []dynamicinformer.DynamicSharedInformerFactory
 	kubeInformers   v1helpers.KubeInformersForNamespaces
-	configInformer  configinformers.SharedInformerFactory
+	// owned caches the operator's cluster-scoped operand objects only (by label).
+	owned          informers.SharedInformerFactory
+	configInformer configinformers.SharedInformerFactory
 	// crdInformers are informers of single CRDs, by name (crdInformerFor).
 	crdInformers     []apiextinformers.SharedInformerFactory
 	operatorInformer operatorinformers.SharedInformerFactory
@@ -75,10 +79,14 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 	}
 	kubeInformers := informercache.KubeForNamespaces(kube, "",
 		names.OperatorNamespace, names.OperandNamespace, names.CloudConfigNamespace)
+	owned := informercache.LabelledCluster(kube, storageclass.OwnerLabel+"="+storageclass.OwnerLabelValue)
+	ownedInformers := v1helpers.NewFakeKubeInformersForNamespaces(map[string]informers.SharedInformerFactory{
+		"": owned, names.OperandNamespace: kubeInformers.InformersFor(names.OperandNamespace)})
 	c := &clients{
 		// library-go's apply functions GET each object before comparing it: from the caches, so that
 		// re-applying an unchanged operand costs no request.
-		kube:             cachedclient.New(kube, kubeInformers, names.OperandNamespace),
+		kube:             cachedclient.New(kube, ownedInformers, names.OperandNamespace),
+		owned:            owned,
 		dynamic:          dyn,
 		apiext:           apiext,
 		kubeInformers:    kubeInformers,
@@ -89,6 +97,7 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 	}
 	c.start = func(stop <-chan struct{}) {
 		c.kubeInformers.Start(stop)
+		c.owned.Start(stop)
 		c.configInformer.Start(stop)
 		for _, f := range c.crdInformers {
 			f.Start(stop)

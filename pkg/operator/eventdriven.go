@@ -7,6 +7,9 @@ import (
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/yaml"
 )
 
@@ -22,9 +25,22 @@ func eventDriven(name string, sync factory.SyncFunc, operatorClient v1helpers.Op
 	return factory.New().
 		WithSync(sync).
 		WithInformers(operatorClient.Informer()).
-		WithFilteredEventsInformers(factory.NamesFilter(objectNames...), informers...).
+		WithFilteredEventsInformers(namesFilter(objectNames...), informers...).
 		ResyncEvery(safetyResync).
 		ToController(name, recorder)
+}
+
+// namesFilter passes events of the named objects. Unlike factory.NamesFilter it also knows
+// unstructured objects (which have no GetObjectMeta) and deletion tombstones.
+func namesFilter(names ...string) factory.EventFilterFunc {
+	set := sets.New(names...)
+	return func(obj any) bool {
+		if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = tombstone.Obj
+		}
+		m, err := meta.Accessor(obj)
+		return err == nil && set.Has(m.GetName())
+	}
 }
 
 // workloadOnEvents runs a library-go workload controller's exported Sync on events of its informers,

@@ -148,12 +148,12 @@ func staticResources(c *clients, recorder events.Recorder, render resourceapply.
 	files := append(assets.StaticResources(), assets.CSIDriver)
 	src := staticresourcecontroller.NewStaticResourceController("ManilaDriverStaticResourcesController", render, files,
 		(&resourceapply.ClientHolder{}).WithKubernetes(c.kube).WithDynamicClient(c.dynamic), c.operatorClient, recorder,
-	).AddKubeInformers(c.kubeInformers) // registers the informers the cached client reads
+	) // its GETs are answered by the cached client, from the informers below
 	objectNames, err := assetNames(render, files...)
 	if err != nil {
 		panic(err) // embedded assets: a broken one is a build defect caught by the golden tests
 	}
-	ns, cluster := c.kubeInformers.InformersFor(names.OperandNamespace), c.kubeInformers.InformersFor("")
+	ns, cluster := c.kubeInformers.InformersFor(names.OperandNamespace), c.owned
 	return eventDriven(src.Name(), src.Sync, c.operatorClient, recorder, objectNames,
 		ns.Core().V1().ServiceAccounts().Informer(), ns.Core().V1().Services().Informer(), ns.Core().V1().ConfigMaps().Informer(),
 		ns.Rbac().V1().Roles().Informer(), ns.Rbac().V1().RoleBindings().Informer(), ns.Policy().V1().PodDisruptionBudgets().Informer(),

@@ -77,7 +77,7 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 		Verified:       verifiedCredentials,
 		OperatorClient: c.operatorClient, OperatorSecrets: operatorNS.Secrets(), CloudConfig: cloudConfigNS.ConfigMaps(),
 		OperandSecrets: operandNS.Secrets(), OperandConfigMaps: operandNS.ConfigMaps(), Client: c.kube.CoreV1(),
-		Namespaces: c.kubeInformers.InformersFor(names.OperandNamespace).Core().V1().Namespaces(),
+		Namespaces: c.owned.Core().V1().Namespaces(),
 		Recorder:   cc.EventRecorder, Clock: clk, Grace: o.SecretGrace,
 	})
 	listings := &sharetypes.Store{}
