@@ -38,17 +38,16 @@ const (
 
 // operandControllers install and keep the Manila and NFS CSI drivers.
 type operandControllers struct {
-	node factory.Controller
+	static factory.Controller
 	// controllerService renders kube-rbac-proxy's TLS flags from the observed TLS profile, so it starts
 	// once the config observer has written it: waiting for an input is not a failure to report.
 	controllerService factory.Controller
-	operatorClient    v1helpers.OperatorClient
+	node, nfsNode     factory.Controller
 	configObserver    factory.Controller
-	nfsNode           factory.Controller
 	snapshotCls       factory.Controller
 	monitor           factory.Controller
 	selectors         factory.Controller
-	static            factory.Controller
+	operatorClient    v1helpers.OperatorClient
 }
 
 func newOperandControllers(c *clients, recorder events.Recorder, render resourceapply.AssetFunc, mounts hooks.Mounts) *operandControllers {
@@ -109,8 +108,8 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 	infrastructures := c.configInformer.Config().V1().Infrastructures().Informer()
 	controllerService = workloadOnEvents(controllerService, c.operatorClient, recorder,
 		slices.Concat(deploymentInformers, []factory.Informer{deployments.Informer(), infrastructures})...)
-	node = workloadOnEvents(node, c.operatorClient, recorder, append(nodeInformers, daemonSets.Informer())...)
-	nfsNode = workloadOnEvents(nfsNode, c.operatorClient, recorder, append(nfsInformers, daemonSets.Informer())...)
+	node = workloadOnEvents(node, c.operatorClient, recorder, slices.Concat(nodeInformers, []factory.Informer{daemonSets.Informer()})...)
+	nfsNode = workloadOnEvents(nfsNode, c.operatorClient, recorder, slices.Concat(nfsInformers, []factory.Informer{daemonSets.Informer()})...)
 
 	selectors := workloadselector.NewController(workloadselector.Deps{
 		OperatorClient: c.operatorClient,
