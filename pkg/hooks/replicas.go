@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	corev1informers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/tools/cache"
 )
 
 var controlPlaneLabels = []string{"node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master"}
@@ -29,7 +30,25 @@ func ControlPlaneReplicas(nodes corev1informers.NodeInformer) (dc.DeploymentHook
 		deployment.Spec.Replicas = &replicas
 		return nil
 	}
-	return hook, []factory.Informer{nodes.Informer()}
+	return hook, []factory.Informer{controlPlaneEvents{nodes.Informer()}}
+}
+
+// controlPlaneEvents passes on the events of control-plane nodes only (a node gaining or losing the
+// label included): the status updates of a cluster's workers never re-run the Deployment's sync.
+type controlPlaneEvents struct{ informer cache.SharedIndexInformer }
+
+func (c controlPlaneEvents) AddEventHandler(h cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
+	return c.informer.AddEventHandler(cache.FilteringResourceEventHandler{FilterFunc: isControlPlane, Handler: h})
+}
+
+func (c controlPlaneEvents) HasSynced() bool { return c.informer.HasSynced() }
+
+func isControlPlane(obj any) bool {
+	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tombstone.Obj
+	}
+	node, ok := obj.(*corev1.Node)
+	return ok && CountControlPlane([]*corev1.Node{node}) == 1
 }
 
 // CountControlPlane counts nodes labelled control-plane or master.
