@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
+
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
@@ -49,8 +51,8 @@ func settle(t *testing.T, world *framework.World) {
 	framework.Eventually(t, 5*time.Minute, "30 s without a write by the operator", func(context.Context) error {
 		last := time.Time{}
 		for _, e := range readAudit(t, world.AuditLogPath()) {
-			if e.write() && e.ObjectRef.Resource != "leases" && e.RequestReceivedTimestamp.After(last) {
-				last = e.RequestReceivedTimestamp
+			if e.write() && e.resource() != "leases" && e.received().After(last) {
+				last = e.received()
 			}
 		}
 		if quiet := time.Since(last); quiet < 30*time.Second {
@@ -60,17 +62,17 @@ func settle(t *testing.T, world *framework.World) {
 	})
 }
 
-type auditEvent struct {
-	AuditID string `json:"auditID"`
-	Verb    string `json:"verb"`
-	User    struct {
-		Username string `json:"username"`
-	} `json:"user"`
-	ObjectRef struct {
-		Resource string `json:"resource"`
-	} `json:"objectRef"`
-	RequestReceivedTimestamp time.Time `json:"requestReceivedTimestamp"`
+// auditEvent is one request in kube-apiserver's audit log.
+type auditEvent struct{ auditv1.Event }
+
+func (e auditEvent) resource() string {
+	if e.ObjectRef == nil {
+		return "" // a non-resource URL
+	}
+	return e.ObjectRef.Resource
 }
+
+func (e auditEvent) received() time.Time { return e.RequestReceivedTimestamp.Time }
 
 func (e auditEvent) write() bool {
 	switch e.Verb {
@@ -93,10 +95,10 @@ func readAudit(t *testing.T, path string) []auditEvent {
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
 		var e auditEvent
-		if json.Unmarshal(sc.Bytes(), &e) != nil || e.User.Username != operatorUser || seen[e.AuditID] {
+		if json.Unmarshal(sc.Bytes(), &e.Event) != nil || e.User.Username != operatorUser || seen[string(e.AuditID)] {
 			continue
 		}
-		seen[e.AuditID] = true
+		seen[string(e.AuditID)] = true
 		out = append(out, e)
 	}
 	return out
@@ -111,15 +113,15 @@ type auditCounts struct {
 func countAudit(t *testing.T, path string, from, to time.Time) auditCounts {
 	c := auditCounts{byRequest: map[string]int{}}
 	for _, e := range readAudit(t, path) {
-		if e.RequestReceivedTimestamp.Before(from) || e.RequestReceivedTimestamp.After(to) {
+		if e.received().Before(from) || e.received().After(to) {
 			continue
 		}
 		c.total++
-		c.byRequest[e.Verb+" "+e.ObjectRef.Resource]++
+		c.byRequest[e.Verb+" "+e.resource()]++
 		switch {
-		case e.ObjectRef.Resource == "leases":
+		case e.resource() == "leases":
 			c.leases++
-		case e.ObjectRef.Resource == "events":
+		case e.resource() == "events":
 			c.events++
 		case e.Verb == "get":
 			c.gets++

@@ -9,7 +9,6 @@ import (
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
 	"github.com/openshift/library-go/pkg/operator/staticresourcecontroller"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/yaml"
 )
 
 // conditionalStatic applies one asset of a custom resource only while its CRD exists, and never
@@ -37,21 +36,4 @@ func conditionalStatic(name string, c *clients, recorder events.Recorder, render
 		informers = append(informers, c.objectInformer(resource, namespace, objectName))
 	}
 	return eventDriven(src.Name(), src.Sync, c.operatorClient, recorder, objectNames, informers...)
-}
-
-func assetIdentity(render resourceapply.AssetFunc, file string) (namespace, name string) {
-	raw, err := render(file)
-	if err != nil {
-		panic(err) // embedded assets: a broken one is a build defect caught by the golden tests
-	}
-	var obj struct {
-		Metadata struct {
-			Name      string `json:"name"`
-			Namespace string `json:"namespace"`
-		} `json:"metadata"`
-	}
-	if err := yaml.Unmarshal(raw, &obj); err != nil {
-		panic(err)
-	}
-	return obj.Metadata.Namespace, obj.Metadata.Name
 }

@@ -56,22 +56,29 @@ func workloadOnEvents(ctrl factory.Controller, operatorClient v1helpers.Operator
 }
 
 // assetNames returns metadata.name of each rendered asset.
-func assetNames(render resourceapply.AssetFunc, files ...string) ([]string, error) {
+func assetNames(render resourceapply.AssetFunc, files ...string) []string {
 	var out []string
 	for _, f := range files {
-		raw, err := render(f)
-		if err != nil {
-			return nil, err
-		}
-		var obj struct {
-			Metadata struct {
-				Name string `json:"name"`
-			} `json:"metadata"`
-		}
-		if err := yaml.Unmarshal(raw, &obj); err != nil {
-			return nil, err
-		}
-		out = append(out, obj.Metadata.Name)
+		_, name := assetIdentity(render, f)
+		out = append(out, name)
 	}
-	return out, nil
+	return out
+}
+
+// assetIdentity returns the rendered asset's namespace and name.
+func assetIdentity(render resourceapply.AssetFunc, file string) (namespace, name string) {
+	raw, err := render(file)
+	if err != nil {
+		panic(err) // embedded assets: a broken one is a build defect caught by the golden tests
+	}
+	var obj struct {
+		Metadata struct {
+			Name      string `json:"name"`
+			Namespace string `json:"namespace"`
+		} `json:"metadata"`
+	}
+	if err := yaml.Unmarshal(raw, &obj); err != nil {
+		panic(err)
+	}
+	return obj.Metadata.Namespace, obj.Metadata.Name
 }

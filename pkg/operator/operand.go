@@ -148,10 +148,7 @@ func staticResources(c *clients, recorder events.Recorder, render resourceapply.
 	src := staticresourcecontroller.NewStaticResourceController("ManilaDriverStaticResourcesController", render, files,
 		(&resourceapply.ClientHolder{}).WithKubernetes(c.kube).WithDynamicClient(c.dynamic), c.operatorClient, recorder,
 	) // its GETs are answered by the cached client, from the informers below
-	objectNames, err := assetNames(render, files...)
-	if err != nil {
-		panic(err) // embedded assets: a broken one is a build defect caught by the golden tests
-	}
+	objectNames := assetNames(render, files...)
 	ns, cluster := c.kubeInformers.InformersFor(names.OperandNamespace), c.owned
 	return eventDriven(src.Name(), src.Sync, c.operatorClient, recorder, objectNames,
 		ns.Core().V1().ServiceAccounts().Informer(), ns.Core().V1().Services().Informer(), ns.Core().V1().ConfigMaps().Informer(),

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
@@ -15,12 +16,17 @@ import (
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
@@ -36,6 +42,23 @@ type ControlPlane struct {
 	Dynamic    dynamic.Interface
 	Operator   operatorclient.Interface
 	ConfigV1   configclient.Interface
+
+	mapperOnce sync.Once
+	mapper     *restmapper.DeferredDiscoveryRESTMapper
+}
+
+// RESTMapping maps a kind to its resource through kube-apiserver's discovery, cached; a miss resets
+// the cache, since a kind may be new (a CRD just installed).
+func (cp *ControlPlane) RESTMapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
+	cp.mapperOnce.Do(func() {
+		cp.mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(
+			discovery.NewDiscoveryClientForConfigOrDie(cp.Config)))
+	})
+	m, err := cp.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		cp.mapper.Reset()
+	}
+	return m, err
 }
 
 // StartControlPlane starts etcd and kube-apiserver on free loopback ports with client-cert authn and

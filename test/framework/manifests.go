@@ -16,10 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/ptr"
@@ -43,11 +40,6 @@ func (cp *ControlPlane) ApplyManifests(ctx context.Context, skip map[string]bool
 	if err != nil {
 		return err
 	}
-	dc, err := discovery.NewDiscoveryClientForConfig(cp.Config)
-	if err != nil {
-		return err
-	}
-	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
 	for _, obj := range objs {
 		if skip[obj.GetKind()] {
 			continue
@@ -55,9 +47,8 @@ func (cp *ControlPlane) ApplyManifests(ctx context.Context, skip map[string]bool
 		gvk := obj.GroupVersionKind()
 		// kube-system appears shortly after kube-apiserver starts: retry what is not there yet.
 		err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-			mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+			mapping, err := cp.RESTMapping(gvk)
 			if err != nil {
-				mapper.Reset()
 				return false, nil
 			}
 			client := cp.Dynamic.Resource(mapping.Resource)

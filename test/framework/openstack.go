@@ -411,13 +411,9 @@ func (o *OpenStack) createAppCredential(ctx context.Context, name, secret string
 	if err != nil {
 		return AppCredential{}, err
 	}
-	var users struct {
-		Users []struct {
-			ID string `json:"id"`
-		} `json:"users"`
-	}
-	if _, err := identity.Get(ctx, identity.ServiceURL("users")+"?name=admin", &users, nil); err != nil || len(users.Users) == 0 {
-		return AppCredential{}, fmt.Errorf("finding the admin user: %v", err)
+	user, err := userID(ctx, identity, "admin")
+	if err != nil {
+		return AppCredential{}, err
 	}
 	var created struct {
 		Credential struct {
@@ -425,7 +421,7 @@ func (o *OpenStack) createAppCredential(ctx context.Context, name, secret string
 		} `json:"application_credential"`
 	}
 	body := map[string]any{"application_credential": map[string]any{"name": name, "secret": secret}}
-	if _, err := identity.Post(ctx, identity.ServiceURL("users", users.Users[0].ID, "application_credentials"), body, &created,
+	if _, err := identity.Post(ctx, identity.ServiceURL("users", user, "application_credentials"), body, &created,
 		&gophercloud.RequestOpts{OkCodes: []int{201}}); err != nil {
 		return AppCredential{}, fmt.Errorf("creating application credential %s: %w", name, err)
 	}
@@ -452,20 +448,29 @@ func (o *OpenStack) SetUserPassword(ctx context.Context, name, password string) 
 	if err != nil {
 		return err
 	}
+	user, err := userID(ctx, identity, name)
+	if err != nil {
+		return err
+	}
+	body := map[string]any{"user": map[string]any{"password": password}}
+	_, err = identity.Patch(ctx, identity.ServiceURL("users", user), body, nil, &gophercloud.RequestOpts{OkCodes: []int{200}})
+	return err
+}
+
+// userID finds a Keystone user's ID by name.
+func userID(ctx context.Context, identity *gophercloud.ServiceClient, name string) (string, error) {
 	var page struct {
 		Users []struct {
 			ID string `json:"id"`
 		} `json:"users"`
 	}
 	if _, err := identity.Get(ctx, identity.ServiceURL("users")+"?name="+name, &page, nil); err != nil {
-		return err
+		return "", err
 	}
 	if len(page.Users) == 0 {
-		return fmt.Errorf("no user named %s", name)
+		return "", fmt.Errorf("no user named %s", name)
 	}
-	body := map[string]any{"user": map[string]any{"password": password}}
-	_, err = identity.Patch(ctx, identity.ServiceURL("users", page.Users[0].ID), body, nil, &gophercloud.RequestOpts{OkCodes: []int{200}})
-	return err
+	return page.Users[0].ID, nil
 }
 
 // SetShareTypeExtraSpecs sets (adds or replaces) extra specs of a share type in the real Manila.

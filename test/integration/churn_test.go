@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
@@ -47,37 +48,35 @@ func watchChurn(t *testing.T) func() []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		go func() {
-			rv := list.GetResourceVersion()
-			for ctx.Err() == nil {
-				opts := o.options
-				opts.ResourceVersion, opts.AllowWatchBookmarks = rv, true
-				w, err := api.Watch(ctx, opts)
-				if err != nil {
-					time.Sleep(200 * time.Millisecond) // the apiserver is restarting; resume from rv
+		rv := list.GetResourceVersion()
+		// One watch per round; a round ended by a restarting kube-apiserver resumes from rv 200 ms later.
+		go wait.UntilWithContext(ctx, func(ctx context.Context) {
+			opts := o.options
+			opts.ResourceVersion, opts.AllowWatchBookmarks = rv, true
+			w, err := api.Watch(ctx, opts)
+			if err != nil {
+				return
+			}
+			defer w.Stop()
+			for ev := range w.ResultChan() {
+				if ev.Type == watch.Error { // rv too old: start again from now
+					if fresh, err := api.List(ctx, o.options); err == nil {
+						rv = fresh.GetResourceVersion()
+					}
+					return
+				}
+				obj, ok := ev.Object.(*unstructured.Unstructured)
+				if !ok {
 					continue
 				}
-				for ev := range w.ResultChan() {
-					if ev.Type == watch.Error { // rv too old: start again from now
-						if fresh, err := api.List(ctx, o.options); err == nil {
-							rv = fresh.GetResourceVersion()
-						}
-						break
-					}
-					obj, ok := ev.Object.(*unstructured.Unstructured)
-					if !ok {
-						continue
-					}
-					rv = obj.GetResourceVersion()
-					if ev.Type == watch.Added || ev.Type == watch.Deleted {
-						mu.Lock()
-						seen = append(seen, fmt.Sprintf("%s %s %s", ev.Type, o.gvr.Resource, obj.GetName()))
-						mu.Unlock()
-					}
+				rv = obj.GetResourceVersion()
+				if ev.Type == watch.Added || ev.Type == watch.Deleted {
+					mu.Lock()
+					seen = append(seen, fmt.Sprintf("%s %s %s", ev.Type, o.gvr.Resource, obj.GetName()))
+					mu.Unlock()
 				}
-				w.Stop()
 			}
-		}()
+		}, 200*time.Millisecond)
 	}
 	return func() []string {
 		mu.Lock()

@@ -31,6 +31,19 @@ func manilaFront(t *testing.T) *httptest.Server {
 	return srv
 }
 
+// restoreManilaEndpoint puts Manila's own endpoint back in the catalog when the test ends.
+func restoreManilaEndpoint(t *testing.T) {
+	t.Cleanup(func() {
+		ctx := context.Background()
+		if err := world.OpenStack.RemoveManilaFromCatalog(ctx); err != nil {
+			t.Error(err)
+		}
+		if err := world.OpenStack.RegisterManilaInCatalog(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
 func moveManilaTo(t *testing.T, base string) {
 	t.Helper()
 	ctx := context.Background()
@@ -47,15 +60,7 @@ func moveManilaTo(t *testing.T, base string) {
 func TestManilaEndpointMoves(t *testing.T) {
 	first := manilaFront(t)
 	moveManilaTo(t, first.URL)
-	t.Cleanup(func() {
-		ctx := context.Background()
-		if err := world.OpenStack.RemoveManilaFromCatalog(ctx); err != nil {
-			t.Error(err)
-		}
-		if err := world.OpenStack.RegisterManilaInCatalog(ctx); err != nil {
-			t.Error(err)
-		}
-	})
+	restoreManilaEndpoint(t)
 	op := startOperator(t, "", framework.ShareTypeSpec{Name: "default"})
 	before := world.WaitForStorageClass(t, "csi-manila-default", nil)
 	world.WaitForNoCondition(t, manila.ConditionDisabled)

@@ -20,13 +20,6 @@ import (
 // then was brought back by an informer event, not by a timer.
 const revertDeadline = 20 * time.Second
 
-var resources = map[string]string{
-	"ServiceAccount": "serviceaccounts", "Service": "services", "ConfigMap": "configmaps",
-	"Role": "roles", "RoleBinding": "rolebindings", "ClusterRole": "clusterroles", "ClusterRoleBinding": "clusterrolebindings",
-	"PodDisruptionBudget": "poddisruptionbudgets", "CSIDriver": "csidrivers", "Deployment": "deployments", "DaemonSet": "daemonsets",
-	"VolumeSnapshotClass": "volumesnapshotclasses", "ServiceMonitor": "servicemonitors",
-}
-
 // Every operand object the operator applies (all but the Namespace, whose deletion takes the rest
 // with it), deleted, is back within seconds; an edited ClusterRole and Deployment are reverted.
 func TestOperandObjectsRevertedWithinSeconds(t *testing.T) {
@@ -117,9 +110,9 @@ func assetObject(t *testing.T, file string) *unstructured.Unstructured {
 
 func gvrOf(t *testing.T, obj *unstructured.Unstructured) schema.GroupVersionResource {
 	t.Helper()
-	resource, ok := resources[obj.GetKind()]
-	if !ok {
-		t.Fatalf("no resource known for kind %s", obj.GetKind())
+	mapping, err := world.RESTMapping(obj.GroupVersionKind())
+	if err != nil {
+		t.Fatal(err)
 	}
-	return obj.GroupVersionKind().GroupVersion().WithResource(resource)
+	return mapping.Resource
 }

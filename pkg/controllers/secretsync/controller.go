@@ -114,10 +114,7 @@ func newController(d Deps) (*Controller, factory.Controller) {
 }
 
 func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
-	spec, _, _, err := c.d.OperatorClient.GetOperatorState()
-	if apierrors.IsNotFound(err) || (err == nil && spec.ManagementState != operatorv1.Managed) {
-		return nil
-	} else if err != nil {
+	if managed, err := guard.Managed(c.d.OperatorClient); err != nil || !managed {
 		return err
 	}
 	if _, err := c.namespaces.Get(names.OperandNamespace); apierrors.IsNotFound(err) {
@@ -140,7 +137,7 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		cond = operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionTrue, Reason: "InvalidInput",
 			Message: problem.Error() + "; the driver keeps its last good credentials and CA"}
 	}
-	_, _, err = v1helpers.UpdateStatus(ctx, c.d.OperatorClient, v1helpers.UpdateConditionFn(cond))
+	_, _, err := v1helpers.UpdateStatus(ctx, c.d.OperatorClient, v1helpers.UpdateConditionFn(cond))
 	return err
 }
 

@@ -118,11 +118,8 @@ func ours(obj interface{}) bool {
 }
 
 func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
-	spec, _, _, err := c.operatorClient.GetOperatorState()
-	if apierrors.IsNotFound(err) || (err == nil && spec.ManagementState != operatorv1.Managed) {
-		return nil // Unmanaged and Removed: the admin owns the classes; not a single write
-	} else if err != nil {
-		return err
+	if managed, err := guard.Managed(c.operatorClient); err != nil || !managed {
+		return err // Unmanaged and Removed: the admin owns the classes; not a single write
 	}
 	listing := c.listings.Latest()
 	cfg, _ := c.config.Current()

@@ -61,10 +61,7 @@ func NewController(d Deps) factory.Controller {
 }
 
 func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
-	spec, _, _, err := c.d.OperatorClient.GetOperatorState()
-	if apierrors.IsNotFound(err) || (err == nil && spec.ManagementState != operatorv1.Managed) {
-		return nil
-	} else if err != nil {
+	if managed, err := guard.Managed(c.d.OperatorClient); err != nil || !managed {
 		return err
 	}
 	var errs []error
