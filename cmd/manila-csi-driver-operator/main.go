@@ -14,6 +14,8 @@ import (
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operator"
+	// Before anything creates a work queue: queues without metrics goroutines (see the package).
+	_ "github.com/manila-csi/manila-csi-driver-operator/pkg/queuemetrics"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/version"
 )
 

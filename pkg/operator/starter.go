@@ -23,6 +23,7 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/startuppages"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/state"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/verified"
 )
@@ -141,6 +142,7 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 	for _, ctrl := range []factory.Controller{manilaController, configController, storageClassController, secretSyncController} {
 		go ctrl.Run(ctx, 1)
 	}
+	go startuppages.ReleaseEvery(ctx, time.Minute, 10*time.Minute)
 
 	<-ctx.Done()
 	return nil
