@@ -5,7 +5,7 @@
 #   make demo        the operator's main job on a local control plane + Keystone/Manila (DEMO_ONESHOT=1 exits once converged)
 #   make test        unit + integration tests; installs/builds what they need first (make test-deps)
 #   make test-unit   unit tests only (no control plane, no OpenStack)
-#   make test-deps   apt packages (Keystone, Manila API), kube-apiserver + etcd, CRDs; idempotent
+#   make test-deps   apt packages (Keystone, Manila), kube-apiserver + etcd, CRDs, the provisioning world; idempotent
 #   make fuzz        each fuzz target for FUZZTIME (default 60s); make test runs each for 3s
 #   make verify      gofmt and go vet
 #   make vendor      go mod tidy && go mod vendor (only when dependencies really change)
@@ -20,6 +20,10 @@ BIN        := $(OUTPUT)/bin
 K8S_VERSION ?= 1.36.2
 K8S_BIN    := $(BIN)/k8s-$(K8S_VERSION)
 CRD_DIR    := $(OUTPUT)/crds
+# manila-csi-plugin, csi-provisioner, csi-resizer, kube-controller-manager and the CSI node stand-in
+# of the end-to-end provisioning world (hack/provisioning.sh).
+PROV_BIN   := $(BIN)/provisioning
+TEST_ENV   := TEST_K8S_BIN_DIR=$(K8S_BIN) TEST_CRD_DIR=$(CRD_DIR) TEST_PROVISIONING_BIN_DIR=$(PROV_BIN)
 OPERATOR   := $(BIN)/manila-csi-driver-operator
 
 VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
@@ -32,7 +36,7 @@ LDFLAGS    := -s -w -X $(PKG)/pkg/version.Version=$(VERSION) -X $(PKG)/pkg/versi
 # own control plane and OpenStack (hack/test-integration.sh, INTEGRATION_SHARDS).
 TEST_FLAGS ?= -count=1 -p 1 -timeout 45m
 
-.PHONY: all build bench demo test test-unit test-deps deps-apt deps-controlplane deps-crds fuzz verify vendor clean
+.PHONY: all build bench demo test test-unit test-deps deps-apt deps-controlplane deps-crds deps-provisioning fuzz verify vendor clean
 
 # Fuzz targets as package:function; their seed corpora live in each package's testdata/fuzz.
 FUZZ_TARGETS := ./pkg/storageclass:FuzzClassNames ./pkg/cloudcredentials:FuzzDriverSecret \
@@ -45,14 +49,14 @@ build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(OPERATOR) ./cmd/manila-csi-driver-operator
 
 demo: build test-deps
-	TEST_K8S_BIN_DIR=$(K8S_BIN) TEST_CRD_DIR=$(CRD_DIR) $(GO) run ./hack/demo
+	$(TEST_ENV) $(GO) run ./hack/demo
 
 bench: build test-deps
-	OPERATOR_BINARY=$(OPERATOR) TEST_K8S_BIN_DIR=$(K8S_BIN) TEST_CRD_DIR=$(CRD_DIR) $(GO) run ./hack/bench
+	OPERATOR_BINARY=$(OPERATOR) $(TEST_ENV) $(GO) run ./hack/bench
 
 test: test-deps
 	$(GO) test $(TEST_FLAGS) $$($(GO) list ./... | grep -v /test/integration)
-	TEST_K8S_BIN_DIR=$(K8S_BIN) TEST_CRD_DIR=$(CRD_DIR) GO=$(GO) bash hack/test-integration.sh
+	$(TEST_ENV) GO=$(GO) bash hack/test-integration.sh
 	$(MAKE) --no-print-directory fuzz FUZZTIME=3s
 
 fuzz:
@@ -64,11 +68,16 @@ fuzz:
 test-unit:
 	$(GO) test -count=1 ./pkg/... ./cmd/... ./assets/... ./manifests/...
 
-test-deps: deps-apt deps-controlplane deps-crds
+test-deps: deps-apt deps-controlplane deps-crds deps-provisioning
 
 deps-apt:
-	@echo "== step: apt packages (Keystone, Manila API, uwsgi, openssl, curl)"
-	bash hack/openstack-peer.sh install
+	@echo "== step: apt packages (Keystone, Manila API, scheduler and share service, PostgreSQL, uwsgi, openssl, curl)"
+	SHARE_SERVICE=1 DB=postgresql bash hack/openstack-peer.sh install
+
+# Idempotent: each binary carries a version stamp and is built once (about 11 minutes with a cold Go cache).
+deps-provisioning:
+	@echo "== step: build the provisioning world (manila-csi-plugin, csi-provisioner, csi-resizer, kube-controller-manager)"
+	GOFLAGS= K8S_VERSION=$(K8S_VERSION) bash hack/provisioning.sh build $(PROV_BIN)
 
 deps-controlplane: $(K8S_BIN)/kube-apiserver $(K8S_BIN)/etcd
 

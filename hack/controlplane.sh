@@ -8,6 +8,8 @@
 #   controlplane.sh start  BIN_DIR STATE_DIR  # start etcd + kube-apiserver on 127.0.0.1, random ports
 #   controlplane.sh stop   STATE_DIR          # stop what `start` started (by PID)
 #   controlplane.sh restart-apiserver STATE_DIR  # restart kube-apiserver alone, same port and etcd
+#   controlplane.sh build-controller-manager BIN_DIR  # kube-controller-manager, same version and method
+#                                             # (the provisioning world's PV binder; hack/provisioning.sh)
 #
 # After `start`: export KUBECONFIG=STATE_DIR/kubeconfig   (client-cert auth, user in system:masters)
 # For controller-runtime envtest: export KUBEBUILDER_ASSETS=BIN_DIR (holds kube-apiserver and etcd).
@@ -29,9 +31,10 @@ now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.1fs", b-a}'; }
 
 # ---------------------------------------------------------------- build
-write_build_module() { # $1 = module dir
-  local dir="$1" staging minor="${K8S_VERSION#*.}"
-  mkdir -p "$dir/cmd/etcd"
+write_build_module() { # $1 = module dir, $2... = commands under k8s.io/kubernetes/cmd to keep as tools
+  local dir="$1" staging minor="${K8S_VERSION#*.}" tool
+  shift
+  mkdir -p "$dir"
   # k8s.io/kubernetes's own go.mod replaces every staging module with ./staging/...;
   # `go install k8s.io/kubernetes/...@v` refuses that, so pin each to its published v0.Y.Z.
   staging=$(cd "$dir" && GOWORK=off go mod download -json "k8s.io/kubernetes@v${K8S_VERSION}" |
@@ -41,9 +44,14 @@ write_build_module() { # $1 = module dir
   {
     printf 'module example.com/controlplane-build\n\ngo 1.26.0\n\nrequire k8s.io/kubernetes v%s\n\nreplace (\n' "$K8S_VERSION"
     for m in $staging; do printf '\t%s => %s v0.%s\n' "$m" "$m" "$minor"; done
-    printf ')\n\n// keeps k8s.io/kubernetes in go.mod through `go mod tidy`\ntool k8s.io/kubernetes/cmd/kube-apiserver\n'
+    printf ')\n\n// keeps k8s.io/kubernetes in go.mod through `go mod tidy`\n'
+    for tool in "$@"; do printf 'tool k8s.io/kubernetes/cmd/%s\n' "$tool"; done
   } > "$dir/go.mod"
-  cat > "$dir/cmd/etcd/main.go" <<'EOF'
+}
+
+write_etcd_main() { # $1 = module dir
+  mkdir -p "$1/cmd/etcd"
+  cat > "$1/cmd/etcd/main.go" <<'EOF'
 // Command etcd is upstream etcd (go.etcd.io/etcd/server/v3/etcdmain), built from the module proxy.
 package main
 
@@ -64,20 +72,44 @@ cmd_build() ( # subshell: cd + GOFLAGS stay local
   export GOFLAGS="${GOFLAGS:-} -mod=mod" GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
   t=$(now); log "writing scratch module $dir (k8s.io/kubernetes v$K8S_VERSION)"
   rm -rf "$dir"; mkdir -p "$dir"
-  write_build_module "$dir"
+  write_build_module "$dir" kube-apiserver
+  write_etcd_main "$dir"
   cd "$dir"
   go get "k8s.io/kubernetes/cmd/kube-apiserver@v${K8S_VERSION}" >/dev/null 2>go-get.log || { cat go-get.log >&2; die "go get failed"; }
   if [ -n "$ETCD_VERSION" ]; then go get "go.etcd.io/etcd/server/v3@${ETCD_VERSION}" 2>>go-get.log; fi
   go mod tidy 2>>go-get.log || { cat go-get.log >&2; die "go mod tidy failed"; }
   log "modules resolved+downloaded in $(since "$t")"
-  local minor="${K8S_VERSION#*.}"; minor="${minor%%.*}"
-  local ldf="-s -w -X k8s.io/component-base/version.gitVersion=v${K8S_VERSION} -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor} -X k8s.io/component-base/version.gitTreeState=clean"
-  t=$(now); go build -ldflags "$ldf" -o "$bin/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver
+  t=$(now); go build -ldflags "$(k8s_ldflags)" -o "$bin/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver
   log "built kube-apiserver in $(since "$t")"
   t=$(now); go build -ldflags "-s -w" -o "$bin/etcd" ./cmd/etcd
   log "built etcd in $(since "$t")"
   "$bin/kube-apiserver" --version >&2
   "$bin/etcd" --version 2>&1 | sed -n 1p >&2
+)
+
+# k8s_ldflags: without the version variables the binaries report v0.0.0-master.
+k8s_ldflags() {
+  local minor="${K8S_VERSION#*.}"; minor="${minor%%.*}"
+  echo "-s -w -X k8s.io/component-base/version.gitVersion=v${K8S_VERSION} -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor} -X k8s.io/component-base/version.gitTreeState=clean"
+}
+
+# build-controller-manager BIN_DIR: kube-controller-manager from its own scratch module (the
+# apiserver's module stays as it is, so its go.sum and build cache are not disturbed).
+cmd_build-controller-manager() ( # subshell: cd + GOFLAGS stay local
+  local bin="${1:?usage: build-controller-manager BIN_DIR}" dir="${BUILD_DIR:-${TMPDIR:-/tmp}/kcm-build-${K8S_VERSION}}" t
+  mkdir -p "$bin"; bin="$(cd "$bin" && pwd)"
+  command -v go >/dev/null || die "go not on PATH"
+  export GOFLAGS="${GOFLAGS:-} -mod=mod" GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
+  t=$(now); log "writing scratch module $dir (k8s.io/kubernetes v$K8S_VERSION, kube-controller-manager)"
+  rm -rf "$dir"; mkdir -p "$dir"
+  write_build_module "$dir" kube-controller-manager
+  cd "$dir"
+  go get "k8s.io/kubernetes/cmd/kube-controller-manager@v${K8S_VERSION}" >/dev/null 2>go-get.log || { cat go-get.log >&2; die "go get failed"; }
+  go mod tidy 2>>go-get.log || { cat go-get.log >&2; die "go mod tidy failed"; }
+  log "modules resolved+downloaded in $(since "$t")"
+  t=$(now); go build -ldflags "$(k8s_ldflags)" -o "$bin/kube-controller-manager" k8s.io/kubernetes/cmd/kube-controller-manager
+  log "built kube-controller-manager in $(since "$t")"
+  "$bin/kube-controller-manager" --version >&2
 )
 
 # ---------------------------------------------------------------- crds
@@ -108,10 +140,15 @@ cmd_crds() {
 }
 
 # ---------------------------------------------------------------- start/stop
-free_port() { # random free TCP port on 127.0.0.1 (bash /dev/tcp probe; small race, fine for tests)
-  local p i
+# free_port: a random free TCP port on 127.0.0.1 (bash /dev/tcp probe; small race, fine for tests).
+# Below the kernel's ephemeral range: a port there may be the local end of an outgoing connection,
+# which a connect probe cannot see and which makes a listener's bind fail ("address already in use").
+free_port() {
+  local p i lo=32768
+  read -r lo _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
+  [ "$lo" -gt 11000 ] || lo=32768
   for i in $(seq 1 200); do
-    p=$(( (RANDOM << 15 | RANDOM) % 28000 + 20000 ))
+    p=$(( (RANDOM << 15 | RANDOM) % (lo - 10000) + 10000 ))
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return 0; fi
   done
   die "no free port"
@@ -249,6 +286,6 @@ cmd_stop() {
 }
 
 case "${1:-}" in
-  build|crds|start|stop|restart-apiserver) c="$1"; shift; "cmd_$c" "$@" ;;
-  *) sed -n '2,20p' "$0"; exit 2 ;;
+  build|build-controller-manager|crds|start|stop|restart-apiserver) c="$1"; shift; "cmd_$c" "$@" ;;
+  *) sed -n '2,22p' "$0"; exit 2 ;;
 esac

@@ -26,6 +26,15 @@
 #   KEYSTONE_PROCESSES [1]     uwsgi worker processes for keystone (threads are always 1: sqlite)
 #   DB            [sqlite]     sqlite | postgresql  (postgresql: private PG 15 cluster in DIR/pg on
 #                              127.0.0.1:PG_PORT [15432], runs the REAL manila alembic migrations)
+#   SHARE_SERVICE [0]          1: Manila also runs its scheduler and a share service whose backend
+#                              SHARE_BACKEND [testnfs] is hack/manila/manila_testbackend.py (no data
+#                              path: fake NFS exports). API, scheduler and share service then run in
+#                              ONE process (hack/manila/manila_all.py) so the fake:// RPC transport
+#                              connects them; start-manila/stop-manila start/stop that process, and a
+#                              start returns once the scheduler lists the backend's pool. Use with
+#                              DB=postgresql: on sqlite, deleting a share fails ("database is locked").
+#                              Its log is DIR/log/manila-all.log. `install` adds manila-scheduler and
+#                              manila-share.
 #
 # Everything binds 127.0.0.1 only.  Processes are stopped by PID only.
 # Writes: DIR/*, /etc/keystone + /etc/manila untouched except by the packages themselves.
@@ -41,6 +50,9 @@ SHAREV2_URL_STYLE=${SHAREV2_URL_STYLE:-plain}
 KEYSTONE_PROCESSES=${KEYSTONE_PROCESSES:-1}
 REGION=${REGION:-RegionOne}
 DB=${DB:-sqlite}
+SHARE_SERVICE=${SHARE_SERVICE:-0}
+SHARE_BACKEND=${SHARE_BACKEND:-testnfs}
+HACK_DIR=$(cd "$(dirname "$0")" && pwd)
 PG_PORT=${PG_PORT:-15432}
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 # Debian's tools must run with Debian's python, not a pyenv/venv python3 that may be first in PATH.
@@ -48,6 +60,7 @@ PY=/usr/bin/python3
 case "$MANILA_AUTH" in keystone|noauth) ;; *) echo "MANILA_AUTH must be keystone or noauth" >&2; exit 2;; esac
 case "$DB" in sqlite|postgresql) ;; *) echo "DB must be sqlite or postgresql" >&2; exit 2;; esac
 case "$MANILA_SERVER" in eventlet|uwsgi) ;; *) echo "MANILA_SERVER must be eventlet or uwsgi" >&2; exit 2;; esac
+case "$SHARE_SERVICE" in 0|1) ;; *) echo "SHARE_SERVICE must be 0 or 1" >&2; exit 2;; esac
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 
 trap '' PIPE   # a closed stdout/stderr pipe (e.g. `| head`) must not kill a half-done stop
@@ -58,6 +71,7 @@ elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.2f", b-a}'; }
 
 PKGS=(keystone manila-api uwsgi-core uwsgi-plugin-python3 curl sqlite3 openssl)
 if [ "$DB" = postgresql ]; then PKGS+=(postgresql-15 python3-psycopg2); fi
+if [ "$SHARE_SERVICE" = 1 ]; then PKGS+=(manila-scheduler manila-share); fi
 
 cmd_install() {
   local t0; t0=$(now)
@@ -120,7 +134,7 @@ save_env() {
   local v
   : > "$1/peer.env"
   for v in KEYSTONE_PORT MANILA_PORT ADMIN_PASSWORD MANILA_SERVICE_PASSWORD MANILA_AUTH MANILA_SERVER \
-           SHAREV2_URL_STYLE KEYSTONE_PROCESSES REGION DB PG_PORT; do
+           SHAREV2_URL_STYLE KEYSTONE_PROCESSES REGION DB PG_PORT SHARE_SERVICE SHARE_BACKEND; do
     printf '%s=%q\n' "$v" "${!v}" >> "$1/peer.env"
   done
 }
@@ -223,6 +237,7 @@ driver = noop
 [oslo_policy]
 policy_dirs = /etc/manila/policy.d
 EOF
+  if [ "$SHARE_SERVICE" = 1 ]; then write_share_conf "$D"; fi
   cat > "$D/manila/uwsgi.ini" <<EOF
 [uwsgi]
 plugins = python3
@@ -242,6 +257,25 @@ need-app = true
 pidfile = $D/run/manila-api.pid
 logto = $D/log/manila-uwsgi.log
 chdir = $D/manila
+EOF
+}
+
+# write_share_conf: the scheduler and share service options, and the test backend's section. The
+# short periodic interval makes the share service report its capabilities every 5 s (default 60 s).
+write_share_conf() {
+  local D=$1
+  awk -v b="$SHARE_BACKEND" '/^log_file = / { print "log_file = manila-all.log"; next } {print} /^\[DEFAULT\]$/ {
+      print "host = manila-peer"
+      print "enabled_share_backends = " b
+      print "periodic_interval = 5"
+      print "periodic_fuzzy_delay = 0"
+    }' "$D/manila/manila.conf" > "$D/manila/manila.conf.new"
+  mv "$D/manila/manila.conf.new" "$D/manila/manila.conf"
+  cat >> "$D/manila/manila.conf" <<EOF
+[$SHARE_BACKEND]
+share_backend_name = $SHARE_BACKEND
+share_driver = manila_testbackend.NFSTestDriver
+driver_handles_share_servers = False
 EOF
 }
 
@@ -279,6 +313,7 @@ cmd_setup() {
   rm -rf "$D/keystone" "$D/manila" "$D/log" "$D/run"
   rm -rf "$D/pg"
   mkdir -p "$D/log" "$D/run"
+  if [ "$SHARE_SERVICE" = 1 ] && [ "$DB" != postgresql ]; then log "WARNING: SHARE_SERVICE=1 on sqlite: deleting shares fails"; fi
   if [ "$DB" = postgresql ]; then pg_init "$D"; fi
   save_env "$D"
   write_keystone_conf "$D"; write_manila_conf "$D"; write_clouds_yaml "$D"
@@ -394,7 +429,13 @@ start_keystone() {
 start_manila() {
   local D=$1 t0; t0=$(now)
   port_busy "$MANILA_PORT" && die "127.0.0.1:$MANILA_PORT already in use (stale manila-api?)"
-  if [ "$MANILA_SERVER" = uwsgi ]; then
+  if [ "$SHARE_SERVICE" = 1 ]; then
+    # API + scheduler + share service in one process (fake:// RPC); same PID file as the API alone,
+    # so stop-manila and stop work unchanged.
+    PYTHONPATH="$HACK_DIR/manila" PYTHONDONTWRITEBYTECODE=1 setsid "$PY" "$HACK_DIR/manila/manila_all.py" --config-file "$D/manila/manila.conf" \
+      >"$D/log/manila-all.stdout" 2>&1 </dev/null &
+    echo $! > "$D/run/manila-api.pid"
+  elif [ "$MANILA_SERVER" = uwsgi ]; then
     setsid uwsgi --ini "$D/manila/uwsgi.ini" >/dev/null 2>&1 </dev/null &
   else
     # eventlet server: a parent (oslo.service ProcessLauncher) + 1 forked worker; SIGTERM to the parent stops both
@@ -403,6 +444,22 @@ start_manila() {
   fi
   wait_http "http://127.0.0.1:$MANILA_PORT/" 60 $! || die "manila-api did not come up; see $D/log/manila*.log"
   log "manila-api ($MANILA_SERVER, auth=$MANILA_AUTH) up on 127.0.0.1:$MANILA_PORT (pid $(cat "$D/run/manila-api.pid")) in $(elapsed "$t0") s"
+  if [ "$SHARE_SERVICE" = 1 ]; then wait_pool "$D"; fi
+}
+
+# wait_pool D: until the scheduler lists the test backend's pool, i.e. a share can be scheduled.
+wait_pool() {
+  local D=$1 t0 i H=(-H "X-Auth-Token: admin:admin"); t0=$(now)
+  if [ "$MANILA_AUTH" = keystone ]; then H=(-H "X-Auth-Token: $(token_for "$D")"); fi
+  for i in $(seq 1 600); do
+    if curl -sf -m 5 "${H[@]}" "$(manila_base)/scheduler-stats/pools" 2>/dev/null | grep -q "@$SHARE_BACKEND#"; then
+      log "share backend $SHARE_BACKEND ready for the scheduler in $(elapsed "$t0") s"
+      return 0
+    fi
+    kill -0 "$(cat "$D/run/manila-api.pid")" 2>/dev/null || die "manila exited; see $D/log/manila-all.*"
+    sleep 0.1
+  done
+  die "backend $SHARE_BACKEND never reached the scheduler; see $D/log/manila-all.log"
 }
 
 cmd_start() {

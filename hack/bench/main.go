@@ -75,6 +75,8 @@ func bench(ctx context.Context, t *testing.T) {
 		t.Fatal(err)
 	}
 	printTable(results, info.Size(), idle)
+	last := results[len(results)-1]
+	printInformerCosts(informerCosts(t, world, operatorWatches(t, world.AuditLogPath(), last.ran.from, last.ran.to)), last.shareTypes)
 }
 
 func createTypes(ctx context.Context, t *testing.T, world *framework.World, from, to int) {
@@ -136,5 +138,6 @@ func measure(t *testing.T, world *framework.World, bin string, n int, idle time.
 	r.cpu = after.cpu - before.cpu
 	r.rssKiB, r.anonKiB = after.rssKiB, after.anonKiB
 	r.window = to.Sub(from)
+	r.ran.from, r.ran.to = started, to
 	return r
 }

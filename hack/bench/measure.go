@@ -29,6 +29,8 @@ type result struct {
 	keystone, manila int
 	cpu              time.Duration
 	rssKiB, anonKiB  int
+	// ran is from the process's start to the end of its idle window.
+	ran struct{ from, to time.Time }
 }
 
 func waitForClasses(t *testing.T, world *framework.World, n int, started time.Time) time.Duration {

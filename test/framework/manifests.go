@@ -71,11 +71,17 @@ func (cp *ControlPlane) ApplyManifests(ctx context.Context, skip map[string]bool
 // OperatorConfig returns a client config that authenticates as the operator's ServiceAccount with a
 // token from the TokenRequest API, as the kubelet would mount into its pod.
 func (cp *ControlPlane) OperatorConfig(ctx context.Context) (*rest.Config, error) {
-	tr, err := cp.Kube.CoreV1().ServiceAccounts(names.OperatorNamespace).CreateToken(ctx, OperatorServiceAccount,
+	return cp.ServiceAccountConfig(ctx, names.OperatorNamespace, OperatorServiceAccount)
+}
+
+// ServiceAccountConfig returns a client config that authenticates as the ServiceAccount with a token
+// from the TokenRequest API, as the kubelet would mount into a pod that runs as it.
+func (cp *ControlPlane) ServiceAccountConfig(ctx context.Context, namespace, name string) (*rest.Config, error) {
+	tr, err := cp.Kube.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, name,
 		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](24 * 3600)}},
 		metav1.CreateOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("token for ServiceAccount %s/%s: %w", names.OperatorNamespace, OperatorServiceAccount, err)
+		return nil, fmt.Errorf("token for ServiceAccount %s/%s: %w", namespace, name, err)
 	}
 	cfg := rest.AnonymousClientConfig(cp.Config)
 	cfg.BearerToken = tr.Status.Token
@@ -86,7 +92,13 @@ func (cp *ControlPlane) OperatorConfig(ctx context.Context) (*rest.Config, error
 // WriteOperatorKubeconfig writes a kubeconfig for the operator's ServiceAccount into dir and returns
 // its path, for the operator binary.
 func (cp *ControlPlane) WriteOperatorKubeconfig(ctx context.Context, dir string) (string, error) {
-	cfg, err := cp.OperatorConfig(ctx)
+	return cp.WriteServiceAccountKubeconfig(ctx, names.OperatorNamespace, OperatorServiceAccount, filepath.Join(dir, "operator.kubeconfig"))
+}
+
+// WriteServiceAccountKubeconfig writes a kubeconfig for the ServiceAccount at path, for a process
+// that would run in a pod as that account.
+func (cp *ControlPlane) WriteServiceAccountKubeconfig(ctx context.Context, namespace, name, path string) (string, error) {
+	cfg, err := cp.ServiceAccountConfig(ctx, namespace, name)
 	if err != nil {
 		return "", err
 	}
@@ -98,10 +110,9 @@ func (cp *ControlPlane) WriteOperatorKubeconfig(ctx context.Context, dir string)
 	}
 	kc := clientcmdapi.NewConfig()
 	kc.Clusters["world"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: ca}
-	kc.AuthInfos["operator"] = &clientcmdapi.AuthInfo{Token: cfg.BearerToken}
-	kc.Contexts["operator"] = &clientcmdapi.Context{Cluster: "world", AuthInfo: "operator"}
-	kc.CurrentContext = "operator"
-	path := filepath.Join(dir, "operator.kubeconfig")
+	kc.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: cfg.BearerToken}
+	kc.Contexts[name] = &clientcmdapi.Context{Cluster: "world", AuthInfo: name}
+	kc.CurrentContext = name
 	return path, clientcmd.WriteToFile(*kc, path)
 }
 

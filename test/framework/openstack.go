@@ -57,9 +57,28 @@ type AppCredential struct {
 // Sentinels are the world's secrets: none may show outside the Secrets that hold credentials.
 func (o *OpenStack) Sentinels() []string { return []string{o.AdminPassword, o.AppCredential.Secret} }
 
+// OpenStackOptions choose what the world's OpenStack runs beyond Keystone and the Manila API.
+type OpenStackOptions struct {
+	// ShareService adds Manila's scheduler and a share service with the test backend
+	// (hack/manila), on PostgreSQL (on SQLite, share deletion fails): shares can be created.
+	ShareService bool
+}
+
 // StartOpenStack configures and starts Keystone and the Manila API on free loopback ports, with
 // Manila's share and sharev2 services in the catalog.
 func StartOpenStack(ctx context.Context) (*OpenStack, error) {
+	return StartOpenStackWith(ctx, OpenStackOptions{})
+}
+
+// StartOpenStackWith is StartOpenStack with options.
+func StartOpenStackWith(ctx context.Context, opts OpenStackOptions) (*OpenStack, error) {
+	if opts.ShareService {
+		// hack/openstack-peer.sh install with SHARE_SERVICE=1 DB=postgresql brings these.
+		if err := requireFiles("share service", "/usr/lib/postgresql/15/bin/initdb", "/usr/bin/manila-share",
+			"/etc/init.d/manila-share"); err != nil {
+			return nil, err
+		}
+	}
 	dir, err := os.MkdirTemp("", "manila-openstack-")
 	if err != nil {
 		return nil, err
@@ -75,6 +94,13 @@ func StartOpenStack(ctx context.Context) (*OpenStack, error) {
 		"KEYSTONE_PORT=" + strconv.Itoa(o.KeystonePort),
 		"MANILA_PORT=" + strconv.Itoa(o.ManilaPort),
 		"ADMIN_PASSWORD=" + o.AdminPassword,
+	}
+	if opts.ShareService {
+		pgPort, err := FreePort()
+		if err != nil {
+			return nil, err
+		}
+		env = append(env, "SHARE_SERVICE=1", "DB=postgresql", "PG_PORT="+strconv.Itoa(pgPort))
 	}
 	if _, err := runScript(env, "openstack-peer.sh", "setup", dir); err != nil {
 		return nil, fmt.Errorf("openstack setup: %w", err)

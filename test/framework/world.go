@@ -30,6 +30,11 @@ type World struct {
 // StartWorld starts the control plane and OpenStack side by side and stores the generated
 // clouds.yaml as Secret manila-cloud-credentials in the operator namespace.
 func StartWorld(ctx context.Context) (*World, error) {
+	return StartWorldWith(ctx, OpenStackOptions{})
+}
+
+// StartWorldWith is StartWorld with an OpenStack of the given options.
+func StartWorldWith(ctx context.Context, opts OpenStackOptions) (*World, error) {
 	type cpResult struct {
 		cp  *ControlPlane
 		err error
@@ -39,7 +44,7 @@ func StartWorld(ctx context.Context) (*World, error) {
 		cp, err := StartControlPlane(ctx)
 		cpCh <- cpResult{cp, err}
 	}()
-	os, osErr := StartOpenStack(ctx)
+	os, osErr := StartOpenStackWith(ctx, opts)
 	res := <-cpCh
 	if res.err != nil || osErr != nil {
 		if res.cp != nil {
@@ -60,6 +65,15 @@ func StartWorld(ctx context.Context) (*World, error) {
 		return nil, fmt.Errorf("writing %s: %w", names.CloudCredentialsSecret, err)
 	}
 	return w, nil
+}
+
+// WithOpenStack returns the world with another OpenStack in place of its own: the same control plane
+// and cluster actors. It is for a test that needs what the shared OpenStack lacks (a share service)
+// without a second control plane; the test stops that OpenStack itself and must never Stop the
+// returned world.
+func (w *World) WithOpenStack(o *OpenStack) *World {
+	return &World{ControlPlane: w.ControlPlane, OpenStack: o, TrustedCA: w.TrustedCA, ServiceCA: w.ServiceCA,
+		TrustedCABundle: w.TrustedCABundle}
 }
 
 // Stop stops everything StartWorld started.

@@ -1,0 +1,227 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// podRoot stands in, on this machine, for the filesystem and identity a kubelet gives a Pod of a
+// rendered Deployment: each volume is a directory under dir (a Secret or ConfigMap volume holds its
+// keys as files, as the kubelet writes them), and a container's mount paths map to those
+// directories. With it a container's rendered arguments and environment run as a process here:
+// what the operator renders is what runs, only the paths move.
+type podRoot struct {
+	dir       string
+	spec      corev1.PodSpec
+	namespace string
+	podName   string
+	nodeName  string
+}
+
+// volumeDir is where the volume's content lives on this machine.
+func (r *podRoot) volumeDir(name string) string { return filepath.Join(r.dir, "volumes", name) }
+
+// materialize creates every volume's directory and writes Secret and ConfigMap content into it.
+func (r *podRoot) materialize(ctx context.Context, kube kubernetes.Interface) error {
+	for _, v := range r.spec.Volumes {
+		dir := r.volumeDir(v.Name)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+		var data map[string][]byte
+		var items []corev1.KeyToPath
+		switch {
+		case v.Secret != nil:
+			s, err := kube.CoreV1().Secrets(r.namespace).Get(ctx, v.Secret.SecretName, metav1.GetOptions{})
+			if err != nil {
+				if apierrors.IsNotFound(err) && v.Secret.Optional != nil && *v.Secret.Optional {
+					continue
+				}
+				return fmt.Errorf("volume %s: %w", v.Name, err)
+			}
+			data, items = s.Data, v.Secret.Items
+		case v.ConfigMap != nil:
+			cm, err := kube.CoreV1().ConfigMaps(r.namespace).Get(ctx, v.ConfigMap.Name, metav1.GetOptions{})
+			if err != nil {
+				if apierrors.IsNotFound(err) && v.ConfigMap.Optional != nil && *v.ConfigMap.Optional {
+					continue
+				}
+				return fmt.Errorf("volume %s: %w", v.Name, err)
+			}
+			data = map[string][]byte{}
+			for k, s := range cm.Data {
+				data[k] = []byte(s)
+			}
+			for k, b := range cm.BinaryData {
+				data[k] = b
+			}
+			items = v.ConfigMap.Items
+		}
+		if err := writeKeys(dir, data, items); err != nil {
+			return fmt.Errorf("volume %s: %w", v.Name, err)
+		}
+	}
+	return nil
+}
+
+// writeKeys writes each key as a file, or only the listed items at their paths.
+func writeKeys(dir string, data map[string][]byte, items []corev1.KeyToPath) error {
+	paths := map[string]string{}
+	for k := range data {
+		paths[k] = k
+	}
+	if len(items) > 0 {
+		paths = map[string]string{}
+		for _, it := range items {
+			paths[it.Key] = it.Path
+		}
+	}
+	for key, p := range paths {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o700); err != nil {
+			return err
+		}
+		if err := os.WriteFile(full, data[key], 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hostPath maps a path inside container c to this machine: under the volume of the deepest mount
+// that holds it, or unchanged when no mount does (the image's own files are the host's here).
+func (r *podRoot) hostPath(c corev1.Container, p string) string {
+	mounts := append([]corev1.VolumeMount{}, c.VolumeMounts...)
+	sort.Slice(mounts, func(i, j int) bool { return len(mounts[i].MountPath) > len(mounts[j].MountPath) })
+	for _, m := range mounts {
+		mp := strings.TrimSuffix(m.MountPath, "/")
+		if p == mp || strings.HasPrefix(p, mp+"/") {
+			return filepath.Join(r.volumeDir(m.Name), m.SubPath, strings.TrimPrefix(p, mp))
+		}
+	}
+	return p
+}
+
+// hostValue maps a flag value that names a path in the container: an absolute path, or a unix://
+// endpoint, read as the CSI components do ("unix://plugin/x.sock" is /plugin/x.sock).
+func (r *podRoot) hostValue(c corev1.Container, v string) string {
+	if rest, ok := strings.CutPrefix(v, "unix://"); ok {
+		if !strings.HasPrefix(rest, "/") {
+			rest = "/" + rest
+		}
+		return "unix://" + r.hostPath(c, rest)
+	}
+	if strings.HasPrefix(v, "/") {
+		return r.hostPath(c, v)
+	}
+	return v
+}
+
+var envRef = regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)`)
+
+// expand replaces $(NAME) with the variable's value when it is defined, as the kubelet does.
+func expand(s string, vars map[string]string) string {
+	return envRef.ReplaceAllStringFunc(s, func(ref string) string {
+		if v, ok := vars[envRef.FindStringSubmatch(ref)[1]]; ok {
+			return v
+		}
+		return ref
+	})
+}
+
+// environment resolves the container's env as the kubelet would, in order, for this pod.
+func (r *podRoot) environment(ctx context.Context, kube kubernetes.Interface, c corev1.Container) (map[string]string, []string, error) {
+	vars := map[string]string{}
+	var order []string
+	set := func(k, v string) {
+		if _, ok := vars[k]; !ok {
+			order = append(order, k)
+		}
+		vars[k] = v
+	}
+	for _, e := range c.Env {
+		if e.ValueFrom == nil {
+			set(e.Name, expand(e.Value, vars))
+			continue
+		}
+		v, err := r.valueFrom(ctx, kube, c, e.ValueFrom)
+		if err != nil {
+			return nil, nil, fmt.Errorf("env %s: %w", e.Name, err)
+		}
+		set(e.Name, v)
+	}
+	return vars, order, nil
+}
+
+func (r *podRoot) valueFrom(ctx context.Context, kube kubernetes.Interface, c corev1.Container, src *corev1.EnvVarSource) (string, error) {
+	switch {
+	case src.FieldRef != nil:
+		switch src.FieldRef.FieldPath {
+		case "spec.nodeName":
+			return r.nodeName, nil
+		case "metadata.name":
+			return r.podName, nil
+		case "metadata.namespace":
+			return r.namespace, nil
+		case "spec.serviceAccountName":
+			return r.spec.ServiceAccountName, nil
+		case "status.podIP", "status.hostIP":
+			return "127.0.0.1", nil
+		}
+		return "", fmt.Errorf("field %s is not known to the test world", src.FieldRef.FieldPath)
+	case src.ResourceFieldRef != nil:
+		q := c.Resources.Requests[corev1.ResourceName(strings.TrimPrefix(src.ResourceFieldRef.Resource, "requests."))]
+		return fmt.Sprint(q.Value()), nil
+	case src.SecretKeyRef != nil:
+		s, err := kube.CoreV1().Secrets(r.namespace).Get(ctx, src.SecretKeyRef.Name, metav1.GetOptions{})
+		if err != nil {
+			return "", err
+		}
+		return string(s.Data[src.SecretKeyRef.Key]), nil
+	case src.ConfigMapKeyRef != nil:
+		cm, err := kube.CoreV1().ConfigMaps(r.namespace).Get(ctx, src.ConfigMapKeyRef.Name, metav1.GetOptions{})
+		if err != nil {
+			return "", err
+		}
+		return cm.Data[src.ConfigMapKeyRef.Key], nil
+	}
+	return "", fmt.Errorf("unsupported value source")
+}
+
+// command returns the container's arguments and environment for a process on this machine: $(VAR)
+// expanded, paths mapped into the pod's volumes, and the values in override (by flag name, e.g.
+// "--http-endpoint") replaced.
+func (r *podRoot) command(ctx context.Context, kube kubernetes.Interface, c corev1.Container, override map[string]string) ([]string, []string, error) {
+	vars, order, err := r.environment(ctx, kube, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	var args []string
+	for _, a := range append(append([]string{}, c.Command[min(len(c.Command), 1):]...), c.Args...) {
+		a = expand(a, vars)
+		if name, value, ok := strings.Cut(a, "="); ok && strings.HasPrefix(name, "-") {
+			if v, ok := override[name]; ok {
+				value = v
+			}
+			a = name + "=" + r.hostValue(c, value)
+		} else {
+			a = r.hostValue(c, a)
+		}
+		args = append(args, a)
+	}
+	env := []string{"PATH=" + os.Getenv("PATH")}
+	for _, k := range order {
+		env = append(env, k+"="+vars[k])
+	}
+	return args, env, nil
+}

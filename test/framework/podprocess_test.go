@@ -1,0 +1,66 @@
+package framework
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+)
+
+// A container's rendered arguments run as a process here: $(VAR) from the env (fieldRef included),
+// endpoints and paths moved under the pod's volumes, overridden flags replaced, the rest untouched.
+func TestPodRootCommand(t *testing.T) {
+	dir := t.TempDir()
+	c := corev1.Container{
+		Name: "csi-driver",
+		Args: []string{
+			"--nodeid=$(NODE_ID)", "--endpoint=unix://plugin/csi.sock", "--fwdendpoint=unix:///plugin/nfs.sock",
+			"--config=/etc/cfg/cloud.conf", "--ca=/etc/pki/tls/ca.pem", "--http-endpoint=localhost:8212", "--v=2", "$(UNSET)",
+		},
+		Env: []corev1.EnvVar{
+			{Name: "NODE_ID", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}},
+			{Name: "TOKEN", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+				LocalObjectReference: corev1.LocalObjectReference{Name: "s"}, Key: "token"}}},
+			{Name: "GREETING", Value: "hello $(NODE_ID)"},
+		},
+		VolumeMounts: []corev1.VolumeMount{
+			{Name: "socket-dir", MountPath: "/plugin"},
+			{Name: "cfg", MountPath: "/etc/cfg/"},
+		},
+	}
+	kube := fake.NewClientset(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns"},
+		Data: map[string][]byte{"token": []byte("t0k")}})
+	pod := &podRoot{dir: dir, namespace: "ns", nodeName: "node-1",
+		spec: corev1.PodSpec{Volumes: []corev1.Volume{
+			{Name: "socket-dir", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+			{Name: "cfg", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "s"}}},
+		}}}
+	if err := pod.materialize(context.Background(), kube); err != nil {
+		t.Fatal(err)
+	}
+	args, env, err := pod.command(context.Background(), kube, c, map[string]string{"--http-endpoint": "127.0.0.1:9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vol := func(name, rest string) string { return filepath.Join(dir, "volumes", name, rest) }
+	want := []string{
+		"--nodeid=node-1", "--endpoint=unix://" + vol("socket-dir", "csi.sock"), "--fwdendpoint=unix://" + vol("socket-dir", "nfs.sock"),
+		"--config=" + vol("cfg", "cloud.conf"), "--ca=/etc/pki/tls/ca.pem", "--http-endpoint=127.0.0.1:9", "--v=2", "$(UNSET)",
+	}
+	if !slices.Equal(args, want) {
+		t.Errorf("args\n got %q\nwant %q", args, want)
+	}
+	for _, e := range []string{"NODE_ID=node-1", "TOKEN=t0k", "GREETING=hello node-1"} {
+		if !slices.Contains(env, e) {
+			t.Errorf("env %q lacks %s", env, e)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "volumes", "cfg", "token")); err != nil || string(b) != "t0k" {
+		t.Errorf("the Secret volume's key: %q, %v", b, err)
+	}
+}

@@ -1,0 +1,260 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+)
+
+// ProvisioningBinDir holds what hack/provisioning.sh builds: manila-csi-plugin, csi-provisioner,
+// kube-controller-manager and csi-node-standin (csi-resizer when it builds).
+func ProvisioningBinDir() string {
+	return envOr("TEST_PROVISIONING_BIN_DIR", "_output/bin/provisioning")
+}
+
+// The containers of the operator's controller Deployment that the provisioning world runs.
+const (
+	DriverContainer      = "csi-driver"
+	NodeForwardContainer = "csi-driver-nfs" // the node plugin the driver forwards to; csi-node-standin answers for it
+	ProvisionerContainer = "csi-provisioner"
+	ResizerContainer     = "csi-resizer"
+)
+
+// E2ENodeName is the node the controller pod "runs on" (its NODE_ID).
+const E2ENodeName = "e2e-master-0"
+
+// ProvisioningWorld turns claims on the operator's StorageClasses into Manila shares, as a cluster
+// does: kube-controller-manager's PV binder and protection controllers, and the operator's controller
+// Deployment run as processes: the real manila-csi-plugin and csi-provisioner with the arguments and
+// environment the operator rendered (socket paths moved into a directory standing in for the pod's
+// volumes), the provisioner (and the resizer, when it was built) as the Deployment's
+// ServiceAccount, so the operator's RBAC is what they get.
+// The driver's credentials reach the plugin as on a cluster: the provisioner reads the Secret the
+// StorageClass names and passes it in each CSI call. A stand-in answers for the NFS node plugin. No
+// data path: export locations are fake and nothing is mounted.
+type ProvisioningWorld struct {
+	// PodDir stands in for the controller pod's volumes (sockets, mounted Secrets and ConfigMaps).
+	PodDir string
+	// LogDir holds one log file per process.
+	LogDir string
+	// Resizer is true when csi-resizer runs too (it was built), so claims can be expanded.
+	Resizer bool
+	procs   []*process
+}
+
+type process struct {
+	name   string
+	cmd    *exec.Cmd
+	exited chan struct{}
+}
+
+// StartProvisioning starts the provisioning world for the operator's current controller Deployment
+// (it must exist) and stops it when the test ends. Everything it starts talks to the world's
+// kube-apiserver and Manila on 127.0.0.1.
+func (w *World) StartProvisioning(t testing.TB) *ProvisioningWorld {
+	t.Helper()
+	bin := ProvisioningBinDir()
+	binary := func(name string) string { return filepath.Join(bin, name) }
+	if err := requireFiles("provisioning world (hack/provisioning.sh build "+bin+")", binary("kube-controller-manager"),
+		binary("manila-csi-plugin"), binary("csi-provisioner"), binary("csi-node-standin")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	d, err := w.Kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, ControllerDeployment, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the operator's controller Deployment: %v", err)
+	}
+	// Short: unix socket paths must stay under 108 bytes.
+	podDir, err := os.MkdirTemp("", "e2e-pod-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &ProvisioningWorld{PodDir: podDir, LogDir: t.TempDir()}
+	t.Cleanup(func() {
+		p.Stop(t)
+		_ = os.RemoveAll(podDir)
+	})
+	pod := &podRoot{dir: podDir, spec: d.Spec.Template.Spec, namespace: names.OperandNamespace,
+		podName: d.Name + "-e2e", nodeName: E2ENodeName}
+	if err := pod.materialize(ctx, w.Kube); err != nil {
+		t.Fatalf("the controller pod's volumes: %v", err)
+	}
+	container := func(name string) corev1.Container {
+		for _, c := range d.Spec.Template.Spec.Containers {
+			if c.Name == name {
+				return c
+			}
+		}
+		t.Fatalf("the controller Deployment has no container %s", name)
+		return corev1.Container{}
+	}
+
+	// As the cluster's own controller, with the world's admin identity.
+	p.start(t, "kube-controller-manager", binary("kube-controller-manager"), []string{
+		"--kubeconfig=" + w.Kubeconfig,
+		"--controllers=persistentvolume-binder-controller,persistentvolumeclaim-protection-controller,persistentvolume-protection-controller",
+		"--leader-elect=false", "--secure-port=0",
+	}, []string{"PATH=" + os.Getenv("PATH")})
+
+	// The node plugin first: the driver forwards Probe to it.
+	for _, step := range []struct{ container, binary string }{
+		{NodeForwardContainer, "csi-node-standin"},
+		{DriverContainer, "manila-csi-plugin"},
+	} {
+		c := container(step.container)
+		args, env, err := pod.command(ctx, w.Kube, c, nil)
+		if err != nil {
+			t.Fatalf("container %s: %v", c.Name, err)
+		}
+		p.start(t, step.binary, binary(step.binary), args, env)
+		p.waitForSocket(t, step.binary, socketArg(args, "--endpoint"))
+	}
+
+	p.startSidecar(t, w, pod, container(ProvisionerContainer), binary("csi-provisioner"), leaseName(""))
+	// The resizer builds from the module proxy at a pinned version; without it, no expansion.
+	if _, err := os.Stat(binary("csi-resizer")); err == nil {
+		p.startSidecar(t, w, pod, container(ResizerContainer), binary("csi-resizer"), leaseName("external-resizer-"))
+		p.Resizer = true
+	}
+	return p
+}
+
+// leaseName is the leader-election Lease of a sidecar for the driver, as csi-lib-utils names it.
+func leaseName(prefix string) string {
+	return prefix + regexp.MustCompile(`[^a-zA-Z0-9-]`).ReplaceAllString(names.CSIDriverName, "-")
+}
+
+// startSidecar runs a CSI sidecar container of the Deployment and waits until it holds its Lease.
+// Out of a pod, a kubeconfig of the pod's ServiceAccount replaces the mounted token and POD_NAMESPACE
+// the namespace file; the diagnostics endpoint moves to a free loopback port.
+func (p *ProvisioningWorld) startSidecar(t testing.TB, w *World, pod *podRoot, c corev1.Container, path, lease string) {
+	t.Helper()
+	port, err := FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, env, err := pod.command(context.Background(), w.Kube, c, map[string]string{"--http-endpoint": "127.0.0.1:" + strconv.Itoa(port)})
+	if err != nil {
+		t.Fatalf("container %s: %v", c.Name, err)
+	}
+	var kubeconfig string
+	Eventually(t, DefaultTimeout, "a token of ServiceAccount "+pod.spec.ServiceAccountName, func(ctx context.Context) error {
+		kubeconfig, err = w.WriteServiceAccountKubeconfig(ctx, names.OperandNamespace, pod.spec.ServiceAccountName,
+			filepath.Join(p.LogDir, c.Name+".kubeconfig"))
+		return err
+	})
+	args = append(args, "--kubeconfig="+kubeconfig)
+	env = append(env, "POD_NAMESPACE="+names.OperandNamespace)
+	started := time.Now()
+	name := filepath.Base(path)
+	p.start(t, name, path, args, env)
+	p.waitForLease(t, w, name, lease, started)
+}
+
+// socketArg returns the socket path of the unix:// endpoint flag.
+func socketArg(args []string, flag string) string {
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, flag+"="); ok {
+			return strings.TrimPrefix(v, "unix://")
+		}
+	}
+	return ""
+}
+
+// start runs a process with its output in LogDir/name.log.
+func (p *ProvisioningWorld) start(t testing.TB, name, path string, args, env []string) {
+	t.Helper()
+	logPath := filepath.Join(p.LogDir, name+".log")
+	f, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd := exec.Command(path, args...)
+	cmd.Env, cmd.Stdout, cmd.Stderr, cmd.Dir = env, f, f, p.PodDir
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", name, err)
+	}
+	proc := &process{name: name, cmd: cmd, exited: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(proc.exited) }()
+	p.procs = append(p.procs, proc)
+	t.Logf("%s started (pid %d): %s", name, cmd.Process.Pid, strings.Join(args, " "))
+}
+
+// alive fails the test with the process's log if it has exited.
+func (p *ProvisioningWorld) alive(t testing.TB, name string) {
+	t.Helper()
+	for _, proc := range p.procs {
+		if proc.name != name {
+			continue
+		}
+		select {
+		case <-proc.exited:
+			t.Fatalf("%s exited (%v):\n%s", name, proc.cmd.ProcessState, p.Log(name, 40))
+		default:
+		}
+	}
+}
+
+func (p *ProvisioningWorld) waitForSocket(t testing.TB, name, path string) {
+	t.Helper()
+	Eventually(t, DefaultTimeout, name+" listening on "+path, func(context.Context) error {
+		p.alive(t, name)
+		_, err := os.Stat(path)
+		return err
+	})
+}
+
+// waitForLease waits until the process holds the Lease, i.e. it works rather than waits.
+func (p *ProvisioningWorld) waitForLease(t testing.TB, w *World, name, lease string, since time.Time) {
+	t.Helper()
+	Eventually(t, DefaultTimeout, name+" to hold Lease "+lease, func(ctx context.Context) error {
+		p.alive(t, name)
+		l, err := w.Kube.CoordinationV1().Leases(names.OperandNamespace).Get(ctx, lease, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if l.Spec.RenewTime == nil || l.Spec.RenewTime.Time.Before(since.Truncate(time.Second)) {
+			return fmt.Errorf("not renewed since %s", since.Format(time.TimeOnly))
+		}
+		return nil
+	})
+}
+
+// Log returns the last lines of a process's log.
+func (p *ProvisioningWorld) Log(name string, lines int) string {
+	b, _ := os.ReadFile(filepath.Join(p.LogDir, name+".log"))
+	return tail(string(b), lines)
+}
+
+// Stop stops every process by its PID, last started first: SIGTERM, then SIGKILL after 10 s. On a
+// failed test the logs' last lines go to the test log.
+func (p *ProvisioningWorld) Stop(t testing.TB) {
+	for i := len(p.procs) - 1; i >= 0; i-- {
+		proc := p.procs[i]
+		_ = proc.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-proc.exited:
+		case <-time.After(10 * time.Second):
+			_ = proc.cmd.Process.Kill()
+			<-proc.exited
+		}
+		if t.Failed() {
+			t.Logf("%s log (last 60 lines):\n%s", proc.name, p.Log(proc.name, 60))
+		}
+	}
+	p.procs = nil
+}

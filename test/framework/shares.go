@@ -1,0 +1,55 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+)
+
+// Share is what the end-to-end tests check of a share in the real Manila.
+type Share struct {
+	ID            string            `json:"id"`
+	Name          string            `json:"name"`
+	Status        string            `json:"status"`
+	Size          int               `json:"size"`
+	ShareProto    string            `json:"share_proto"`
+	ShareTypeName string            `json:"share_type_name"`
+	Metadata      map[string]string `json:"metadata"`
+}
+
+// AccessRule is one access rule of a share.
+type AccessRule struct {
+	AccessType  string `json:"access_type"`
+	AccessTo    string `json:"access_to"`
+	AccessLevel string `json:"access_level"`
+	State       string `json:"state"`
+}
+
+// Share reads a share by ID, as the admin.
+func (o *OpenStack) Share(ctx context.Context, id string) (Share, error) {
+	client, err := o.manila(ctx)
+	if err != nil {
+		return Share{}, err
+	}
+	var resp struct {
+		Share Share `json:"share"`
+	}
+	if _, err := client.Get(ctx, client.ServiceURL("shares", id), &resp, nil); err != nil {
+		return Share{}, fmt.Errorf("share %s: %w", id, err)
+	}
+	return resp.Share, nil
+}
+
+// AccessRules lists a share's access rules, as the admin.
+func (o *OpenStack) AccessRules(ctx context.Context, shareID string) ([]AccessRule, error) {
+	client, err := o.manila(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var resp struct {
+		AccessList []AccessRule `json:"access_list"`
+	}
+	if _, err := client.Get(ctx, client.ServiceURL("share-access-rules")+"?share_id="+shareID, &resp, nil); err != nil {
+		return nil, fmt.Errorf("access rules of share %s: %w", shareID, err)
+	}
+	return resp.AccessList, nil
+}

@@ -1,0 +1,284 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	operatorv1 "github.com/openshift/api/operator/v1"
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
+)
+
+// provisioningTimeout bounds each step of a claim's life; seconds are the norm (see README).
+const provisioningTimeout = 90 * time.Second
+
+// shareWorld is the shared world with an OpenStack of the test's own, whose Manila has a scheduler
+// and a share service on PostgreSQL; the shared OpenStack (Manila API only, SQLite) stays as the
+// other tests know it. The control plane is shared, so the end-of-run checks of TestMain see this
+// test too; the new OpenStack's own secrets are checked for here.
+func shareWorld(t *testing.T) *framework.World {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	start := time.Now()
+	o, err := framework.StartOpenStackWith(ctx, framework.OpenStackOptions{ShareService: true})
+	if err != nil {
+		t.Fatalf("starting an OpenStack with a share service: %v", err)
+	}
+	t.Cleanup(o.Stop)
+	t.Logf("OpenStack with a share service up in %s", time.Since(start).Round(time.Millisecond))
+	world.ResetOperand(t)
+	world.ResetStorageClasses(t)
+	w := world.WithOpenStack(o)
+	if err := w.WriteCloudCredentials(ctx, o.CloudsYAML()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx := context.Background()
+		for _, sentinel := range o.Sentinels() {
+			leaks, err := w.FindSentinel(ctx, sentinel)
+			if err != nil {
+				t.Errorf("the sentinel check: %v", err)
+			} else if len(leaks) > 0 {
+				t.Errorf("a secret of the share world's OpenStack shows in %v", leaks)
+			}
+		}
+		if err := world.WriteCloudCredentials(ctx, world.OpenStack.CloudsYAML()); err != nil {
+			t.Errorf("restoring the shared world's credentials: %v", err)
+		}
+	})
+	return w
+}
+
+// A ReadWriteMany claim on the class the operator made from Manila's "default" share type binds,
+// through the real manila-csi-plugin and csi-provisioner running with what the operator rendered,
+// and Manila then holds an available share of that type and size, tagged with the cluster ID and
+// open to the class's clients. Expanding the claim extends the share (through csi-resizer, when it
+// was built); deleting the claim deletes the share (the class's reclaim policy is Delete).
+func TestE2EProvisioningDefaultClass(t *testing.T) {
+	w := shareWorld(t)
+	ctx := context.Background()
+	if _, err := w.OpenStack.CreateShareType(ctx, framework.ShareTypeSpec{Name: "default"}); err != nil {
+		t.Fatal(err)
+	}
+	w.CreateClusterCSIDriver(t, operatorv1.Managed)
+	w.RunOperator(t)
+	class := waitForClassOfType(t, w, "default")
+	w.WaitForDeployment(t, nil)
+
+	start := time.Now()
+	prov := w.StartProvisioning(t)
+	t.Logf("provisioning world up in %s", time.Since(start).Round(time.Millisecond))
+
+	claim := createClaim(t, w, "e2e-claims", "data", class.Name, "1Gi")
+	start = time.Now()
+	pv := waitForBound(t, w, claim)
+	bound := time.Since(start)
+	shareID := pv.Spec.CSI.VolumeHandle
+	var share framework.Share
+	framework.Eventually(t, provisioningTimeout, "share "+shareID+" available", func(ctx context.Context) error {
+		var err error
+		if share, err = w.OpenStack.Share(ctx, shareID); err != nil {
+			return err
+		}
+		if share.Status != "available" {
+			return fmt.Errorf("share is %s", share.Status)
+		}
+		return nil
+	})
+	t.Logf("claim -> bound %s, -> share available %s", bound.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
+	if share.ShareTypeName != "default" || share.Size != 1 || share.ShareProto != "NFS" {
+		t.Errorf("share %s is type %q, %d GB, %s; want default, 1 GB, NFS", share.ID, share.ShareTypeName, share.Size, share.ShareProto)
+	}
+	// The cluster ID the operator rendered into the driver's arguments tags every share it makes.
+	if id := driverArg(t, w, "--cluster-id"); share.Metadata["manila.csi.openstack.org/cluster"] != id || id == "" {
+		t.Errorf("share metadata %v; want cluster %q", share.Metadata, id)
+	}
+	if client := class.Parameters["nfs-shareClient"]; client != "" {
+		framework.Eventually(t, provisioningTimeout, "access rule for "+client, func(ctx context.Context) error {
+			rules, err := w.OpenStack.AccessRules(ctx, shareID)
+			if err != nil {
+				return err
+			}
+			for _, r := range rules {
+				if r.AccessType == "ip" && r.AccessTo == client && r.State == "active" {
+					return nil
+				}
+			}
+			return fmt.Errorf("rules %+v", rules)
+		})
+	}
+
+	if prov.Resizer {
+		expandClaim(t, w, claim, "2Gi", shareID, 2)
+	} else {
+		t.Log("no csi-resizer built: expansion not tested")
+	}
+
+	if err := w.Kube.CoreV1().PersistentVolumeClaims(claim.Namespace).Delete(ctx, claim.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, provisioningTimeout, "share "+shareID+" deleted with its claim", func(ctx context.Context) error {
+		s, err := w.OpenStack.Share(ctx, shareID)
+		if gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+			return nil
+		}
+		return fmt.Errorf("share is %s (err=%v)", s.Status, err)
+	})
+	noSecretInLogs(t, w, prov)
+}
+
+// expandClaim asks for a larger claim and waits until Manila's share and the claim have that size.
+func expandClaim(t *testing.T, w *framework.World, claim *corev1.PersistentVolumeClaim, size, shareID string, gb int) {
+	t.Helper()
+	start := time.Now()
+	framework.Eventually(t, framework.DefaultTimeout, "claim "+claim.Name+" resized to "+size, func(ctx context.Context) error {
+		c, err := w.Kube.CoreV1().PersistentVolumeClaims(claim.Namespace).Get(ctx, claim.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		c.Spec.Resources.Requests[corev1.ResourceStorage] = resource.MustParse(size)
+		_, err = w.Kube.CoreV1().PersistentVolumeClaims(claim.Namespace).Update(ctx, c, metav1.UpdateOptions{})
+		return err
+	})
+	framework.Eventually(t, provisioningTimeout, "share and claim at "+size, func(ctx context.Context) error {
+		share, err := w.OpenStack.Share(ctx, shareID)
+		if err != nil {
+			return err
+		}
+		c, err := w.Kube.CoreV1().PersistentVolumeClaims(claim.Namespace).Get(ctx, claim.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		got := c.Status.Capacity[corev1.ResourceStorage]
+		if share.Size != gb || share.Status != "available" || got.Cmp(resource.MustParse(size)) != 0 {
+			return fmt.Errorf("share %s %d GB, claim capacity %s; events: %s", share.Status, share.Size, got.String(), claimEvents(ctx, w, c))
+		}
+		return nil
+	})
+	t.Logf("claim expanded to %s in %s", size, time.Since(start).Round(time.Millisecond))
+}
+
+// driverArg returns the value of a flag of the driver container the operator rendered.
+func driverArg(t *testing.T, w *framework.World, flag string) string {
+	t.Helper()
+	d := w.WaitForDeployment(t, nil)
+	for _, c := range d.Spec.Template.Spec.Containers {
+		if c.Name != framework.DriverContainer {
+			continue
+		}
+		for _, a := range c.Args {
+			if v, ok := strings.CutPrefix(a, flag+"="); ok {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+// waitForClassOfType waits for the operator's StorageClass of the share type.
+func waitForClassOfType(t *testing.T, w *framework.World, shareType string) storagev1.StorageClass {
+	t.Helper()
+	var class storagev1.StorageClass
+	framework.Eventually(t, framework.DefaultTimeout, "the StorageClass of share type "+shareType, func(ctx context.Context) error {
+		classes, err := w.OwnedStorageClasses(ctx)
+		if err != nil {
+			return err
+		}
+		var ok bool
+		if class, ok = classes[shareType]; !ok {
+			return fmt.Errorf("none among %d classes", len(classes))
+		}
+		return nil
+	})
+	return class
+}
+
+// createClaim creates a ReadWriteMany claim of the given size on the class, in a namespace it
+// creates if needed.
+func createClaim(t *testing.T, w *framework.World, namespace, name, class, size string) *corev1.PersistentVolumeClaim {
+	t.Helper()
+	ctx := context.Background()
+	_, err := w.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	claim, err := w.Kube.CoreV1().PersistentVolumeClaims(namespace).Create(ctx, &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
+			StorageClassName: &class,
+			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(size)}},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return claim
+}
+
+// waitForBound waits until the claim is Bound and returns its volume; on timeout the claim's events
+// say why.
+func waitForBound(t *testing.T, w *framework.World, claim *corev1.PersistentVolumeClaim) *corev1.PersistentVolume {
+	t.Helper()
+	var pv *corev1.PersistentVolume
+	framework.Eventually(t, provisioningTimeout, "claim "+claim.Name+" Bound", func(ctx context.Context) error {
+		c, err := w.Kube.CoreV1().PersistentVolumeClaims(claim.Namespace).Get(ctx, claim.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if c.Status.Phase != corev1.ClaimBound {
+			return fmt.Errorf("claim is %s; events: %s", c.Status.Phase, claimEvents(ctx, w, c))
+		}
+		if pv, err = w.Kube.CoreV1().PersistentVolumes().Get(ctx, c.Spec.VolumeName, metav1.GetOptions{}); err != nil {
+			return err
+		}
+		if pv.Spec.CSI == nil || pv.Spec.CSI.VolumeHandle == "" {
+			return fmt.Errorf("volume %s has no CSI volume handle", pv.Name)
+		}
+		return nil
+	})
+	return pv
+}
+
+func claimEvents(ctx context.Context, w *framework.World, c *corev1.PersistentVolumeClaim) string {
+	events, err := w.Kube.CoreV1().Events(c.Namespace).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=" + c.Name})
+	if err != nil {
+		return err.Error()
+	}
+	var out []string
+	for _, e := range events.Items {
+		out = append(out, e.Reason+": "+e.Message)
+	}
+	return strings.Join(out, " | ")
+}
+
+// noSecretInLogs checks that the world's secrets, which the driver secret carries into every CSI
+// call, show in none of the provisioning world's logs.
+func noSecretInLogs(t *testing.T, w *framework.World, prov *framework.ProvisioningWorld) {
+	t.Helper()
+	logs, _ := filepath.Glob(filepath.Join(prov.LogDir, "*.log"))
+	for _, path := range logs {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sentinel := range w.OpenStack.Sentinels() {
+			if strings.Contains(string(b), sentinel) {
+				t.Errorf("%s shows one of the world's secrets", filepath.Base(path))
+			}
+		}
+	}
+}
