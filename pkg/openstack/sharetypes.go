@@ -2,12 +2,10 @@ package openstack
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/sharedfilesystems/v2/sharetypes"
-	"github.com/gophercloud/gophercloud/v2/pagination"
 )
 
 // ManilaMicroversion is the API microversion the operator speaks: 2.46 added is_default and
@@ -35,24 +33,26 @@ const (
 	AllShareTypes ShareTypeVisibility = "all"
 )
 
-// ListShareTypes lists share types in one request per page.
+// ListShareTypes lists share types in one request. Manila does not paginate share types, and the body
+// is decoded straight into the fields the operator reads: gophercloud's pager would decode it into
+// maps first, which with a thousand types was most of the operator's work at rest.
 func ListShareTypes(ctx context.Context, manila *gophercloud.ServiceClient, visibility ShareTypeVisibility) ([]ShareType, error) {
 	client := *manila
 	client.Microversion = ManilaMicroversion
-	var types []ShareType
-	err := sharetypes.List(&client, sharetypes.ListOpts{IsPublic: string(visibility)}).EachPage(ctx,
-		func(_ context.Context, page pagination.Page) (bool, error) {
-			decoded, err := decodeShareTypes(page.GetBody())
-			if err != nil {
-				return false, err
-			}
-			types = append(types, decoded...)
-			return true, nil
-		})
+	query, err := sharetypes.ListOpts{IsPublic: string(visibility)}.ToShareTypeListQuery()
 	if err != nil {
+		return nil, err
+	}
+	var page shareTypeList
+	if _, err := client.Get(ctx, client.ServiceURL("types")+query, &page, nil); err != nil {
 		return nil, Redact(err)
 	}
-	return types, nil
+	return page.shareTypes(), nil
+}
+
+// shareTypeList is the body of GET /types.
+type shareTypeList struct {
+	ShareTypes []rawShareType `json:"share_types"`
 }
 
 // rawShareType decodes both spellings of the public flag: gophercloud's own extractor reads only
@@ -68,19 +68,9 @@ type rawShareType struct {
 	RequiredSpecs map[string]any `json:"required_extra_specs"`
 }
 
-func decodeShareTypes(body any) ([]ShareType, error) {
-	raw, err := json.Marshal(body)
-	if err != nil {
-		return nil, err
-	}
-	var page struct {
-		ShareTypes []rawShareType `json:"share_types"`
-	}
-	if err := json.Unmarshal(raw, &page); err != nil {
-		return nil, fmt.Errorf("decoding the share type list: %w", err)
-	}
-	out := make([]ShareType, 0, len(page.ShareTypes))
-	for _, r := range page.ShareTypes {
+func (l shareTypeList) shareTypes() []ShareType {
+	out := make([]ShareType, 0, len(l.ShareTypes))
+	for _, r := range l.ShareTypes {
 		st := ShareType{ID: r.ID, Name: r.Name, ExtraSpecs: map[string]string{}}
 		if r.Description != nil {
 			st.Description = *r.Description
@@ -102,7 +92,7 @@ func decodeShareTypes(body any) ([]ShareType, error) {
 		}
 		out = append(out, st)
 	}
-	return out, nil
+	return out
 }
 
 func specString(v any) string {

@@ -14,14 +14,11 @@ func TestDecodeShareTypes(t *testing.T) {
 	  {"id": "2", "name": "legacy", "os-share-type-access:is_public": true, "extra_specs": {"snapshot_support": true}},
 	  {"id": "3", "name": "private", "share_type_access:is_public": false, "required_extra_specs": {"driver_handles_share_servers": "True"}}
 	]}`
-	var decoded any
-	if err := json.Unmarshal([]byte(body), &decoded); err != nil {
+	var list shareTypeList
+	if err := json.Unmarshal([]byte(body), &list); err != nil {
 		t.Fatal(err)
 	}
-	got, err := decodeShareTypes(decoded)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := list.shareTypes()
 	want := []ShareType{
 		{ID: "1", Name: "Gold_NFS", Description: "d", IsPublic: true, IsDefault: true,
 			ExtraSpecs: map[string]string{"driver_handles_share_servers": "False", "storage_protocol": "NFS"}},
@@ -29,6 +26,6 @@ func TestDecodeShareTypes(t *testing.T) {
 		{ID: "3", Name: "private", ExtraSpecs: map[string]string{"driver_handles_share_servers": "True"}},
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("decodeShareTypes:\n got %+v\nwant %+v", got, want)
+		t.Errorf("shareTypes:\n got %+v\nwant %+v", got, want)
 	}
 }

@@ -49,8 +49,10 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 		return err
 	}
 	clk := c.clock
+	recorder := newRecorder(ctx, c.kube, names.OperatorName, clk)
+	defer recorder.Shutdown()
 
-	operatorControllers := csicontrollerset.NewCSIControllerSet(c.operatorClient, cc.EventRecorder).
+	operatorControllers := csicontrollerset.NewCSIControllerSet(c.operatorClient, recorder).
 		WithLogLevelController().
 		WithManagementStateController("Manila", false)
 	render := assets.Vars{Images: s.images, FSGroupPolicy: s.fsGroupPolicy}.AssetFunc()
@@ -65,7 +67,7 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 	store := state.NewStore(operatorConfigMaps, c.kube.CoreV1())
 	configSource := operatorconfig.NewSource(operatorConfigMaps, validateMounts).
 		WithPersisted(func() (string, bool) { return store.Get(state.OperatorConfigKey) })
-	operand := newOperandControllers(c, cc.EventRecorder, render, hooks.Mounts{
+	operand := newOperandControllers(c, recorder, render, hooks.Mounts{
 		Config: configSource,
 		OpenStackCA: func() bool {
 			return secretsync.CAInUse(cloudConfigNS.ConfigMaps().Lister().ConfigMaps(names.CloudConfigNamespace),
@@ -79,7 +81,7 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 		OperatorClient: c.operatorClient, OperatorSecrets: operatorNS.Secrets(), CloudConfig: cloudConfigNS.ConfigMaps(),
 		OperandSecrets: operandNS.Secrets(), OperandConfigMaps: operandNS.ConfigMaps(), Client: c.kube.CoreV1(),
 		Namespaces: c.owned.Core().V1().Namespaces(),
-		Recorder:   cc.EventRecorder, Clock: clk, Grace: o.SecretGrace,
+		Recorder:   recorder, Clock: clk, Grace: o.SecretGrace,
 	})
 	listings := &sharetypes.Store{}
 
@@ -110,22 +112,22 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 			startOperand("Manila found")
 		},
 	}, c.operatorClient, operatorNS.Secrets(), operatorNS.ConfigMaps(),
-		cloudConfigNS.ConfigMaps(), cc.EventRecorder, clk)
+		cloudConfigNS.ConfigMaps(), recorder, clk)
 	configController := configcheck.NewController(configcheck.Deps{
 		Source: configSource, State: store, OperatorClient: c.operatorClient,
-		ConfigMaps: operatorNS.ConfigMaps(), Recorder: cc.EventRecorder,
+		ConfigMaps: operatorNS.ConfigMaps(), Recorder: recorder,
 	})
 	ccd := c.operatorInformer.Operator().V1().ClusterCSIDrivers()
 	storageClassController := storageclasses.NewController(storageclasses.Deps{
 		OperatorClient:           c.operatorClient,
-		Evaluator:                csistorageclasscontroller.NewStorageClassStateEvaluator(c.kube, ccd.Lister(), cc.EventRecorder),
+		Evaluator:                csistorageclasscontroller.NewStorageClassStateEvaluator(c.kube, ccd.Lister(), recorder),
 		ClusterCSIDriverInformer: ccd.Informer(),
 		StorageClasses:           c.kubeInformers.InformersFor("").Storage().V1().StorageClasses(),
 		ConfigMaps:               operatorNS.ConfigMaps(),
 		Client:                   c.kube.StorageV1(),
 		Listings:                 listings,
 		Config:                   configSource,
-		Recorder:                 cc.EventRecorder,
+		Recorder:                 recorder,
 		Clock:                    clk,
 	})
 
