@@ -45,7 +45,8 @@ func bench(ctx context.Context, t *testing.T) {
 		}
 		idle = d
 	}
-	world, err := framework.StartWorld(ctx)
+	// Manila with a scheduler and share service (on PostgreSQL): the last step times a real claim.
+	world, err := framework.StartWorldWith(ctx, framework.OpenStackOptions{ShareService: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,6 +78,7 @@ func bench(ctx context.Context, t *testing.T) {
 	printTable(results, info.Size(), idle)
 	last := results[len(results)-1]
 	printInformerCosts(informerCosts(t, world, operatorWatches(t, world.AuditLogPath(), last.ran.from, last.ran.to)), last.shareTypes)
+	printClaimTiming(timeClaim(t, world, bin, "bench-0000"))
 }
 
 func createTypes(ctx context.Context, t *testing.T, world *framework.World, from, to int) {
@@ -89,39 +91,44 @@ func createTypes(ctx context.Context, t *testing.T, world *framework.World, from
 	}
 }
 
-// measure starts the binary, waits for n classes and a settled operand, then watches an idle window.
-func measure(t *testing.T, world *framework.World, bin string, n int, idle time.Duration) result {
+// startBinary starts the operator binary as the manifest runs it (plus BENCH_ENV) and returns it with
+// the function that stops it (and keeps its log in BENCH_LOG_DIR, as operator-<label>.log).
+func startBinary(t *testing.T, world *framework.World, bin, label string) (*exec.Cmd, func()) {
 	tmp, err := os.MkdirTemp("", "manila-bench-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer os.RemoveAll(tmp)
 	command := world.OperatorCommandFor(t, tmp)
 	logFile, err := os.Create(filepath.Join(tmp, "operator.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer logFile.Close()
 	cmd := exec.Command(bin, command.Args...)
 	cmd.Env, cmd.Stdout, cmd.Stderr = command.Env, logFile, logFile
 	if extra := os.Getenv("BENCH_ENV"); extra != "" { // e.g. GODEBUG=gctrace=1, to look into a figure
 		cmd.Env = append(cmd.Env, strings.Fields(extra)...)
 	}
-	if keep := os.Getenv("BENCH_LOG_DIR"); keep != "" {
-		defer func() {
-			if b, err := os.ReadFile(logFile.Name()); err == nil {
-				_ = os.WriteFile(filepath.Join(keep, fmt.Sprintf("operator-%d.log", n)), b, 0o644)
-			}
-		}()
-	}
-	started := time.Now()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
+	return cmd, func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		_ = cmd.Wait()
-	}()
+		logFile.Close()
+		if keep := os.Getenv("BENCH_LOG_DIR"); keep != "" {
+			if b, err := os.ReadFile(logFile.Name()); err == nil {
+				_ = os.WriteFile(filepath.Join(keep, "operator-"+label+".log"), b, 0o644)
+			}
+		}
+		os.RemoveAll(tmp)
+	}
+}
+
+// measure starts the binary, waits for n classes and a settled operand, then watches an idle window.
+func measure(t *testing.T, world *framework.World, bin string, n int, idle time.Duration) result {
+	started := time.Now()
+	cmd, stop := startBinary(t, world, bin, strconv.Itoa(n))
+	defer stop()
 	r := result{shareTypes: n}
 	r.startup = waitForClasses(t, world, n, started)
 	settle(t, world)

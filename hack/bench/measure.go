@@ -151,7 +151,8 @@ var logRequest = regexp.MustCompile(`"(GET|POST|PUT|PATCH|DELETE|HEAD) /`)
 func snapshot(t *testing.T, world *framework.World, pid int) sample {
 	s := sample{
 		keystone: strings.Count(world.OpenStack.Log("keystone-uwsgi"), " => generated "), // uwsgi logs one line per request
-		manila:   len(logRequest.FindAllStringIndex(world.OpenStack.Log("manila-api"), -1)),
+		// manila-all when the API runs in one process with the scheduler and share service.
+		manila: len(logRequest.FindAllStringIndex(world.OpenStack.Log("manila-api")+world.OpenStack.Log("manila-all"), -1)),
 	}
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
