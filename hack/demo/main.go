@@ -1,8 +1,10 @@
 // Command demo runs the operator's main job on a local embedded environment: a real kube-apiserver +
-// etcd and a real Keystone + Manila API on 127.0.0.1. It starts Manila with no share types (the driver
-// is Disabled), creates sample share types, and prints the ClusterCSIDriver's conditions and the
-// objects the operator creates as it converges. Ctrl-C stops it; DEMO_ONESHOT=1 exits after convergence.
-// Everything it starts, it stops.
+// etcd and a real Keystone + Manila (API, scheduler and a share service with the test backend) on
+// 127.0.0.1. It starts Manila with no share types (the driver is Disabled), creates sample share
+// types, and prints the ClusterCSIDriver's conditions and the objects the operator creates as it
+// converges. Then it runs the controller Deployment the operator rendered (the provisioning world)
+// and shows a claim on the default-type class becoming a Manila share. Ctrl-C stops it;
+// DEMO_ONESHOT=1 exits once the share is shown. Everything it starts, it stops.
 package main
 
 import (
@@ -15,6 +17,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+	"testing"
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
@@ -32,17 +35,22 @@ var sampleShareTypes = []framework.ShareTypeSpec{
 }
 
 func main() {
-	if err := run(); err != nil {
-		fmt.Fprintf(os.Stderr, "demo: %v\n", err)
-		os.Exit(1)
-	}
+	// testing.Main hands the framework's helpers a real *testing.T, as in hack/bench: the provisioning
+	// world and its waits take one, a failed step fails the run, and cleanups stop everything in
+	// reverse order of start.
+	testing.Main(func(string, string) (bool, error) { return true, nil },
+		[]testing.InternalTest{{Name: "demo", F: func(t *testing.T) {
+			if err := run(t); err != nil {
+				t.Fatalf("demo: %v", err)
+			}
+		}}}, nil, nil)
 }
 
 func say(format string, args ...any) {
 	fmt.Printf("[demo %s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 }
 
-func run() error {
+func run(t *testing.T) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	oneshot := os.Getenv("DEMO_ONESHOT") == "1"
@@ -51,15 +59,15 @@ func run() error {
 		return fmt.Errorf("%s is missing: run `make build`", operatorBin)
 	}
 
-	say("starting kube-apiserver + etcd and Keystone + Manila API on 127.0.0.1 ...")
-	world, err := framework.StartWorld(ctx)
+	say("starting kube-apiserver + etcd and Keystone + Manila (API, scheduler, share service) on 127.0.0.1 ...")
+	world, err := framework.StartWorldWith(ctx, framework.OpenStackOptions{ShareService: true})
 	if err != nil {
 		return err
 	}
-	defer func() {
+	t.Cleanup(func() {
 		say("stopping the control plane and OpenStack")
 		world.Stop()
-	}()
+	})
 	say("kube-apiserver %s (KUBECONFIG=%s)", world.Config.Host, world.Kubeconfig)
 	say("keystone %s, manila %s; Secret %s/%s holds clouds.yaml", world.OpenStack.AuthURL(), world.OpenStack.ManilaURL(),
 		names.OperatorNamespace, names.CloudCredentialsSecret)
@@ -76,7 +84,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	defer operator.stop()
+	t.Cleanup(operator.stop)
 
 	w := newWatcher(world)
 	created := false
@@ -95,6 +103,7 @@ func run() error {
 		if w.converged() && !w.announced {
 			w.announced = true
 			say("converged: Manila detected, the Manila and NFS CSI drivers are installed")
+			claimShare(ctx, t, world)
 			if oneshot {
 				return nil
 			}

@@ -3,6 +3,7 @@
 package sharetypes
 
 import (
+	"reflect"
 	"sync"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
@@ -15,6 +16,9 @@ type Listing struct {
 	Seq      uint64
 	Types    []openstack.ShareType
 	Complete bool
+	// Unchanged is true when the previous listing had the same types, in the same order, and the
+	// same completeness: most listings at rest, which consumers may then skip.
+	Unchanged bool
 }
 
 // Store keeps the latest listing and tells subscribers when a new one arrives.
@@ -27,11 +31,12 @@ type Store struct {
 // Publish records a successful listing (possibly empty) and notifies subscribers.
 func (s *Store) Publish(types []openstack.ShareType, complete bool) {
 	s.mu.Lock()
-	seq := uint64(1)
-	if s.latest != nil {
-		seq = s.latest.Seq + 1
+	next := &Listing{Seq: 1, Types: types, Complete: complete}
+	if prev := s.latest; prev != nil {
+		next.Seq = prev.Seq + 1
+		next.Unchanged = prev.Complete == complete && reflect.DeepEqual(prev.Types, types)
 	}
-	s.latest = &Listing{Seq: seq, Types: types, Complete: complete}
+	s.latest = next
 	subs := append([]func(){}, s.subs...)
 	s.mu.Unlock()
 	for _, notify := range subs {

@@ -124,6 +124,20 @@ func servesNFS(st openstack.ShareType) (string, bool) {
 
 func isTrue(v string) bool { return strings.EqualFold(strings.TrimSpace(v), "true") }
 
+// shareClients writes a validated client list as the driver reads it: the driver splits it on commas
+// without trimming, and Manila refuses " 10.0.1.0/24", so "a, b" (valid config) becomes "a,b".
+func shareClients(list *string) *string {
+	if list == nil {
+		return nil
+	}
+	parts := strings.Split(*list, ",")
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	joined := strings.Join(parts, ",")
+	return &joined
+}
+
 func classFor(st openstack.ShareType, name string, settings operatorconfig.StorageClasses) *storagev1.StorageClass {
 	s := settings.For(st.Name)
 	params := map[string]string{parameterType: st.Name}
@@ -137,7 +151,7 @@ func classFor(st openstack.ShareType, name string, settings operatorconfig.Stora
 		}
 	}
 	setIf(parameterShareNetworkID, s.ShareNetworkID)
-	setIf(parameterShareClient, s.NFSShareClient)
+	setIf(parameterShareClient, shareClients(s.NFSShareClient))
 	setIf(parameterAvailability, s.Availability)
 	setIf(parameterAppendMetadata, s.AppendShareMetadata)
 

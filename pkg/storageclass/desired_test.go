@@ -73,6 +73,22 @@ storageClasses:
 	}
 }
 
+// The driver splits nfs-shareClient on commas without trimming; a list the config accepts with spaces
+// reaches the class without them.
+func TestShareClientListWithoutSpaces(t *testing.T) {
+	for _, tc := range []struct{ config, want string }{
+		{`"10.0.0.0/24, 10.0.1.0/24"`, "10.0.0.0/24,10.0.1.0/24"},
+		{`" 192.168.1.5 ,10.0.0.0/8 "`, "192.168.1.5,10.0.0.0/8"},
+		{`"10.0.0.0/8"`, "10.0.0.0/8"},
+	} {
+		settings := mustConfig(t, "storageClasses:\n  defaults:\n    nfs-shareClient: "+tc.config+"\n")
+		wanted, _ := Desired([]openstack.ShareType{{ID: "1", Name: "gold"}}, settings, nil)
+		if len(wanted) != 1 || wanted[0].Class.Parameters["nfs-shareClient"] != tc.want {
+			t.Errorf("nfs-shareClient %s: class parameters %v, want %q", tc.config, wanted[0].Class.Parameters, tc.want)
+		}
+	}
+}
+
 // A class serves the share type it was created for (by ID) until it is deleted.
 func TestDesiredKeepsClassesWithTheirShareType(t *testing.T) {
 	hashed := hashedName("gold-nfs")

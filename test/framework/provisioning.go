@@ -89,9 +89,11 @@ func (w *World) StartProvisioning(t testing.TB) *ProvisioningWorld {
 	})
 	pod := &podRoot{dir: podDir, spec: d.Spec.Template.Spec, namespace: names.OperandNamespace,
 		podName: d.Name + "-e2e", nodeName: E2ENodeName}
-	if err := pod.materialize(ctx, w.Kube); err != nil {
-		t.Fatalf("the controller pod's volumes: %v", err)
-	}
+	// As a kubelet does, wait for the volumes' Secrets and ConfigMaps: some come from the cluster's
+	// actors (the metrics serving cert from service-ca) a moment after the Deployment.
+	Eventually(t, DefaultTimeout, "the controller pod's volumes", func(ctx context.Context) error {
+		return pod.materialize(ctx, w.Kube)
+	})
 	container := func(name string) corev1.Container {
 		for _, c := range d.Spec.Template.Spec.Containers {
 			if c.Name == name {

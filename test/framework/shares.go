@@ -53,3 +53,26 @@ func (o *OpenStack) AccessRules(ctx context.Context, shareID string) ([]AccessRu
 	}
 	return resp.AccessList, nil
 }
+
+// ExportLocation is where a share is exported; the test backend's are fake (nothing can mount them).
+type ExportLocation struct {
+	Path        string `json:"path"`
+	Preferred   bool   `json:"preferred"`
+	IsAdminOnly bool   `json:"is_admin_only"`
+}
+
+// ExportLocations lists a share's export locations, as the admin: since microversion 2.9 they are no
+// longer part of the share itself.
+func (o *OpenStack) ExportLocations(ctx context.Context, shareID string) ([]ExportLocation, error) {
+	client, err := o.manila(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var resp struct {
+		ExportLocations []ExportLocation `json:"export_locations"`
+	}
+	if _, err := client.Get(ctx, client.ServiceURL("shares", shareID, "export_locations"), &resp, nil); err != nil {
+		return nil, fmt.Errorf("export locations of share %s: %w", shareID, err)
+	}
+	return resp.ExportLocations, nil
+}

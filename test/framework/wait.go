@@ -25,8 +25,12 @@ func Eventually(t testing.TB, timeout time.Duration, what string, check func(ctx
 	t.Helper()
 	var last error
 	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		last = check(ctx)
-		return last == nil, nil
+		err := check(ctx)
+		// A check cut short by the deadline says only that; the one before it says why.
+		if err != nil && (ctx.Err() == nil || last == nil) {
+			last = err
+		}
+		return err == nil, nil
 	})
 	if err != nil {
 		t.Fatalf("waiting %s for %s: %v", timeout, what, last)

@@ -3,14 +3,12 @@ package integration
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/gophercloud/gophercloud/v2"
 	operatorv1 "github.com/openshift/api/operator/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -87,39 +85,9 @@ func TestE2EProvisioningDefaultClass(t *testing.T) {
 	pv := waitForBound(t, w, claim)
 	bound := time.Since(start)
 	shareID := pv.Spec.CSI.VolumeHandle
-	var share framework.Share
-	framework.Eventually(t, provisioningTimeout, "share "+shareID+" available", func(ctx context.Context) error {
-		var err error
-		if share, err = w.OpenStack.Share(ctx, shareID); err != nil {
-			return err
-		}
-		if share.Status != "available" {
-			return fmt.Errorf("share is %s", share.Status)
-		}
-		return nil
-	})
+	share := waitForShare(t, w, shareID)
 	t.Logf("claim -> bound %s, -> share available %s", bound.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
-	if share.ShareTypeName != "default" || share.Size != 1 || share.ShareProto != "NFS" {
-		t.Errorf("share %s is type %q, %d GB, %s; want default, 1 GB, NFS", share.ID, share.ShareTypeName, share.Size, share.ShareProto)
-	}
-	// The cluster ID the operator rendered into the driver's arguments tags every share it makes.
-	if id := driverArg(t, w, "--cluster-id"); share.Metadata["manila.csi.openstack.org/cluster"] != id || id == "" {
-		t.Errorf("share metadata %v; want cluster %q", share.Metadata, id)
-	}
-	if client := class.Parameters["nfs-shareClient"]; client != "" {
-		framework.Eventually(t, provisioningTimeout, "access rule for "+client, func(ctx context.Context) error {
-			rules, err := w.OpenStack.AccessRules(ctx, shareID)
-			if err != nil {
-				return err
-			}
-			for _, r := range rules {
-				if r.AccessType == "ip" && r.AccessTo == client && r.State == "active" {
-					return nil
-				}
-			}
-			return fmt.Errorf("rules %+v", rules)
-		})
-	}
+	checkShare(t, w, share, class, "default", 1)
 
 	if prov.Resizer {
 		expandClaim(t, w, claim, "2Gi", shareID, 2)
@@ -127,16 +95,7 @@ func TestE2EProvisioningDefaultClass(t *testing.T) {
 		t.Log("no csi-resizer built: expansion not tested")
 	}
 
-	if err := w.Kube.CoreV1().PersistentVolumeClaims(claim.Namespace).Delete(ctx, claim.Name, metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	framework.Eventually(t, provisioningTimeout, "share "+shareID+" deleted with its claim", func(ctx context.Context) error {
-		s, err := w.OpenStack.Share(ctx, shareID)
-		if gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
-			return nil
-		}
-		return fmt.Errorf("share is %s (err=%v)", s.Status, err)
-	})
+	deleteClaimAndWaitForShareGone(t, w, claim.Namespace, claim.Name, shareID)
 	noSecretInLogs(t, w, prov)
 }
 
@@ -266,8 +225,9 @@ func claimEvents(ctx context.Context, w *framework.World, c *corev1.PersistentVo
 }
 
 // noSecretInLogs checks that the world's secrets, which the driver secret carries into every CSI
-// call, show in none of the provisioning world's logs.
-func noSecretInLogs(t *testing.T, w *framework.World, prov *framework.ProvisioningWorld) {
+// call, and any other secrets given (e.g. rotated passwords) show in none of the provisioning world's
+// logs.
+func noSecretInLogs(t *testing.T, w *framework.World, prov *framework.ProvisioningWorld, others ...string) {
 	t.Helper()
 	logs, _ := filepath.Glob(filepath.Join(prov.LogDir, "*.log"))
 	for _, path := range logs {
@@ -275,7 +235,7 @@ func noSecretInLogs(t *testing.T, w *framework.World, prov *framework.Provisioni
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, sentinel := range w.OpenStack.Sentinels() {
+		for _, sentinel := range append(w.OpenStack.Sentinels(), others...) {
 			if strings.Contains(string(b), sentinel) {
 				t.Errorf("%s shows one of the world's secrets", filepath.Base(path))
 			}

@@ -12,6 +12,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/clock"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 )
 
@@ -39,6 +40,24 @@ func TestDeletesCarryPreconditions(t *testing.T) {
 	for i, p := range got {
 		if p == nil || p.UID == nil || *p.UID != "uid-1" || p.ResourceVersion == nil || *p.ResourceVersion != "7" {
 			t.Errorf("delete %d preconditions %+v, want UID uid-1 and resourceVersion 7", i, p)
+		}
+	}
+}
+
+func TestNeedsSync(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		listing  *sharetypes.Listing
+		counting bool
+		want     bool
+	}{
+		{"no listing yet", nil, false, true},
+		{"a changed listing", &sharetypes.Listing{Seq: 2}, false, true},
+		{"the same listing again", &sharetypes.Listing{Seq: 3, Unchanged: true}, false, false},
+		{"the same listing while a class counts toward pruning", &sharetypes.Listing{Seq: 3, Unchanged: true}, true, true},
+	} {
+		if got := needsSync(tc.listing, tc.counting); got != tc.want {
+			t.Errorf("%s: needsSync = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

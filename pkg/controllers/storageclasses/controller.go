@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
@@ -67,6 +68,9 @@ type Controller struct {
 	lastSeq  uint64
 	absent   map[string]int
 	reported map[string]bool
+	// counting is whether some owned class's share type is missing from listings (len(absent) > 0
+	// after the last sync), read by the listing subscription on the poller's goroutine.
+	counting atomic.Bool
 }
 
 // Deps are the Controller's collaborators.
@@ -98,7 +102,11 @@ func NewController(d Deps) factory.Controller {
 	}
 	recorder := d.Recorder.WithComponentSuffix("storageclass-controller")
 	syncCtx := factory.NewSyncContext(ControllerName, recorder)
-	d.Listings.Subscribe(func() { syncCtx.Queue().Add(factory.DefaultQueueKey) })
+	d.Listings.Subscribe(func() {
+		if needsSync(d.Listings.Latest(), c.counting.Load()) {
+			syncCtx.Queue().Add(factory.DefaultQueueKey)
+		}
+	})
 	return factory.New().
 		WithSyncContext(syncCtx).
 		WithSync(guard.Sync(ControllerName, d.OperatorClient, c.sync)).
@@ -106,6 +114,13 @@ func NewController(d Deps) factory.Controller {
 		WithFilteredEventsInformers(factory.NamesFilter(operatorconfig.ConfigMapName), d.ConfigMaps.Informer()).
 		WithInformers(d.ClusterCSIDriverInformer).
 		ToController(ControllerName, recorder)
+}
+
+// needsSync says whether a new listing can change anything: one like the previous cannot, unless
+// classes are counting listings toward pruning. Every other input (classes, the operator config, the
+// ClusterCSIDriver) triggers a sync through its informer.
+func needsSync(l *sharetypes.Listing, counting bool) bool {
+	return l == nil || !l.Unchanged || counting
 }
 
 // ours keeps events of classes the operator may own or collide with.
@@ -168,6 +183,7 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		Absent: c.absent, PruneAfter: cfg.StorageClasses.PruneAfter(), Now: c.clock.Now(),
 	})
 	applyErr := c.apply(ctx, syncCtx.Recorder(), plan.Actions)
+	c.counting.Store(len(c.absent) > 0)
 	c.reportOnce(syncCtx.Recorder(), skipped, plan.Conflicts, notices)
 	if _, _, err := v1helpers.UpdateStatus(ctx, c.operatorClient, conditions(skipped, plan)...); err != nil {
 		return errors.Join(applyErr, err)

@@ -1,0 +1,98 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gophercloud/gophercloud/v2"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
+)
+
+// What the end-to-end tests check of the shares Manila holds for claims.
+
+// clusterMetadataKey is the share metadata manila-csi-plugin sets from its --cluster-id.
+const clusterMetadataKey = "manila.csi.openstack.org/cluster"
+
+// driverDefaultShareClient is what manila-csi-plugin opens a share to when the class names no
+// nfs-shareClient.
+const driverDefaultShareClient = "0.0.0.0/0"
+
+// waitForShare waits until Manila's share is available and returns it.
+func waitForShare(t *testing.T, w *framework.World, shareID string) framework.Share {
+	t.Helper()
+	var share framework.Share
+	framework.Eventually(t, provisioningTimeout, "share "+shareID+" available", func(ctx context.Context) error {
+		var err error
+		if share, err = w.OpenStack.Share(ctx, shareID); err != nil {
+			return err
+		}
+		if share.Status != "available" {
+			return fmt.Errorf("share is %s", share.Status)
+		}
+		return nil
+	})
+	return share
+}
+
+// checkShare checks what the class asked of the share: its type, size and protocol, the cluster ID
+// the operator rendered into the driver's arguments, and one active ip rule per nfs-shareClient
+// entry (the driver's default when the class names none).
+func checkShare(t *testing.T, w *framework.World, share framework.Share, class storagev1.StorageClass, shareType string, gb int) {
+	t.Helper()
+	if share.ShareTypeName != shareType || share.Size != gb || share.ShareProto != "NFS" {
+		t.Errorf("share %s is type %q, %d GB, %s; want %q, %d GB, NFS", share.ID, share.ShareTypeName, share.Size, share.ShareProto, shareType, gb)
+	}
+	if id := driverArg(t, w, "--cluster-id"); id == "" || share.Metadata[clusterMetadataKey] != id {
+		t.Errorf("share metadata %v; want cluster %q", share.Metadata, id)
+	}
+	want := []string{driverDefaultShareClient}
+	if c := class.Parameters["nfs-shareClient"]; c != "" {
+		want = strings.Split(c, ",")
+	}
+	slices.Sort(want)
+	framework.Eventually(t, provisioningTimeout, fmt.Sprintf("share %s open to %v", share.ID, want), func(ctx context.Context) error {
+		rules, err := w.OpenStack.AccessRules(ctx, share.ID)
+		if err != nil {
+			return err
+		}
+		var active []string
+		for _, r := range rules {
+			if r.AccessType == "ip" && r.AccessLevel == "rw" && r.State == "active" {
+				active = append(active, r.AccessTo)
+			}
+		}
+		slices.Sort(active)
+		if !slices.Equal(active, want) {
+			return fmt.Errorf("rules %+v", rules)
+		}
+		return nil
+	})
+}
+
+// deleteClaimAndWaitForShareGone deletes the claim and waits until Manila no longer has the share.
+func deleteClaimAndWaitForShareGone(t *testing.T, w *framework.World, namespace, name, shareID string) {
+	t.Helper()
+	if err := w.Kube.CoreV1().PersistentVolumeClaims(namespace).Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitForShareGone(t, w, shareID)
+}
+
+// waitForShareGone waits until Manila answers 404 for the share.
+func waitForShareGone(t *testing.T, w *framework.World, shareID string) {
+	t.Helper()
+	framework.Eventually(t, provisioningTimeout, "share "+shareID+" deleted with its claim", func(ctx context.Context) error {
+		s, err := w.OpenStack.Share(ctx, shareID)
+		if gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+			return nil
+		}
+		return fmt.Errorf("share is %s (err=%v)", s.Status, err)
+	})
+}
