@@ -29,12 +29,13 @@ var lifecycleTypes = []framework.ShareTypeSpec{
 	{Name: "doomed"},
 }
 
-// lifecycleConfig is the operator config an admin writes: clients per class (a list, a single
-// address, and none: the driver's default), and later Retain for Gold_NFS.
+// lifecycleConfig is the operator config an admin writes: clients per class (a list, written with a
+// space after the comma, which the driver would pass on to Manila untrimmed; a single address; and
+// none: the driver's default), and later Retain for Gold_NFS.
 const lifecycleConfig = `storageClasses:
   shareTypes:
     Gold_NFS:
-      nfs-shareClient: 10.0.0.0/24,10.0.1.0/24
+      nfs-shareClient: 10.0.0.0/24, 10.0.1.0/24
     private-bronze:
       nfs-shareClient: 192.168.7.7
 `
