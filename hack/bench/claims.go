@@ -6,9 +6,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
@@ -27,68 +24,19 @@ type claimTiming struct {
 func timeClaim(t *testing.T, world *framework.World, bin, shareType string) claimTiming {
 	_, stop := startBinary(t, world, bin, "claim")
 	defer stop()
-	var class string
-	framework.Eventually(t, framework.DefaultTimeout, "the StorageClass of share type "+shareType, func(ctx context.Context) error {
-		classes, err := world.OwnedStorageClasses(ctx)
-		if err != nil {
-			return err
-		}
-		sc, ok := classes[shareType]
-		if !ok {
-			return fmt.Errorf("none among %d classes", len(classes))
-		}
-		class = sc.Name
-		return nil
-	})
+	class := world.WaitForClassOfShareType(t, shareType)
 	world.WaitForDeployment(t, nil)
 	world.StartProvisioning(t)
 
-	ctx := context.Background()
-	const namespace, name = "bench-claims", "timed"
-	if _, err := world.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-	claims := world.Kube.CoreV1().PersistentVolumeClaims(namespace)
 	created := time.Now()
-	if _, err := claims.Create(ctx, &corev1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: corev1.PersistentVolumeClaimSpec{
-			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
-			StorageClassName: &class,
-			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
-		},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = claims.Delete(ctx, name, metav1.DeleteOptions{}) }()
-	timing := claimTiming{shareType: shareType}
-	var volume string
-	framework.Eventually(t, 2*time.Minute, "the claim Bound", func(ctx context.Context) error {
-		c, err := claims.Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		if c.Status.Phase != corev1.ClaimBound {
-			return fmt.Errorf("claim is %s", c.Status.Phase)
-		}
-		timing.bound, volume = time.Since(created), c.Spec.VolumeName
-		return nil
-	})
-	pv, err := world.Kube.CoreV1().PersistentVolumes().Get(ctx, volume, metav1.GetOptions{})
-	if err != nil || pv.Spec.CSI == nil {
-		t.Fatalf("the claim's volume %s: %v", volume, err)
-	}
-	framework.Eventually(t, 2*time.Minute, "the share available", func(ctx context.Context) error {
-		share, err := world.OpenStack.Share(ctx, pv.Spec.CSI.VolumeHandle)
-		if err != nil {
-			return err
-		}
-		if share.Status != "available" {
-			return fmt.Errorf("share is %s", share.Status)
-		}
-		timing.shareStatus = time.Since(created)
-		return nil
-	})
+	claim := world.CreateClaim(t, "bench-claims", "timed", class.Name, "1Gi")
+	defer func() {
+		_ = world.Kube.CoreV1().PersistentVolumeClaims(claim.Namespace).Delete(context.Background(), claim.Name, metav1.DeleteOptions{})
+	}()
+	pv := world.WaitForClaimBound(t, claim)
+	timing := claimTiming{shareType: shareType, bound: time.Since(created)}
+	world.WaitForShareAvailable(t, pv.Spec.CSI.VolumeHandle)
+	timing.shareStatus = time.Since(created)
 	return timing
 }
 

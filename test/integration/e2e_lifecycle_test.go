@@ -59,7 +59,7 @@ func TestE2EProvisioningLifecycle(t *testing.T) {
 	op := w.RunOperator(t)
 	classes := map[string]storagev1.StorageClass{}
 	for _, st := range lifecycleTypes {
-		classes[st.Name] = waitForClassOfType(t, w, st.Name)
+		classes[st.Name] = w.WaitForClassOfShareType(t, st.Name)
 	}
 	w.WaitForDeployment(t, nil)
 	start := time.Now()
@@ -93,10 +93,10 @@ func isDoomed(st framework.ShareTypeSpec) bool { return st.Name == "doomed" }
 // claimOnClass: a claim of gb GiB binds to an available share as the class asks; deleting the claim
 // deletes the share (the default reclaim policy, Delete).
 func claimOnClass(t *testing.T, w *framework.World, class storagev1.StorageClass, shareType string, gb int) {
-	claim := createClaim(t, w, lifecycleNamespace, class.Name, class.Name, fmt.Sprintf("%dGi", gb))
+	claim := w.CreateClaim(t, lifecycleNamespace, class.Name, class.Name, fmt.Sprintf("%dGi", gb))
 	start := time.Now()
-	pv := waitForBound(t, w, claim)
-	share := waitForShare(t, w, pv.Spec.CSI.VolumeHandle)
+	pv := w.WaitForClaimBound(t, claim)
+	share := w.WaitForShareAvailable(t, pv.Spec.CSI.VolumeHandle)
 	t.Logf("claim -> share available in %s", time.Since(start).Round(time.Millisecond))
 	if pv.Spec.PersistentVolumeReclaimPolicy != corev1.PersistentVolumeReclaimDelete {
 		t.Errorf("volume %s reclaim policy %s, want Delete", pv.Name, pv.Spec.PersistentVolumeReclaimPolicy)
@@ -116,19 +116,19 @@ func retainedShare(t *testing.T, w *framework.World, className string) {
 		}
 		return nil
 	})
-	claim := createClaim(t, w, lifecycleNamespace, "retained", class.Name, "1Gi")
-	pv := waitForBound(t, w, claim)
+	claim := w.CreateClaim(t, lifecycleNamespace, "retained", class.Name, "1Gi")
+	pv := w.WaitForClaimBound(t, claim)
 	t.Cleanup(func() {
 		_ = w.Kube.CoreV1().PersistentVolumes().Delete(context.Background(), pv.Name, metav1.DeleteOptions{})
 	})
 	if pv.Spec.PersistentVolumeReclaimPolicy != corev1.PersistentVolumeReclaimRetain {
 		t.Errorf("volume %s reclaim policy %s, want Retain", pv.Name, pv.Spec.PersistentVolumeReclaimPolicy)
 	}
-	share := waitForShare(t, w, pv.Spec.CSI.VolumeHandle)
+	share := w.WaitForShareAvailable(t, pv.Spec.CSI.VolumeHandle)
 	if err := w.Kube.CoreV1().PersistentVolumeClaims(claim.Namespace).Delete(context.Background(), claim.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	framework.Eventually(t, provisioningTimeout, "volume "+pv.Name+" Released", func(ctx context.Context) error {
+	framework.Eventually(t, framework.ProvisioningTimeout, "volume "+pv.Name+" Released", func(ctx context.Context) error {
 		v, err := w.Kube.CoreV1().PersistentVolumes().Get(ctx, pv.Name, metav1.GetOptions{})
 		if err != nil {
 			return err
@@ -182,9 +182,9 @@ func rotatePassword(t *testing.T, w *framework.World, class storagev1.StorageCla
 		}
 		return nil
 	})
-	claim := createClaim(t, w, lifecycleNamespace, "after-rotation", class.Name, "1Gi")
-	pv := waitForBound(t, w, claim)
-	share := waitForShare(t, w, pv.Spec.CSI.VolumeHandle)
+	claim := w.CreateClaim(t, lifecycleNamespace, "after-rotation", class.Name, "1Gi")
+	pv := w.WaitForClaimBound(t, claim)
+	share := w.WaitForShareAvailable(t, pv.Spec.CSI.VolumeHandle)
 	checkShare(t, w, share, class, class.Annotations[storageclass.ShareTypeNameAnnotation], 1)
 	deleteClaimAndWaitForShareGone(t, w, claim.Namespace, claim.Name, share.ID)
 }
@@ -214,11 +214,11 @@ func staleClass(t *testing.T, w *framework.World, shareTypeID, className string)
 		t.Errorf("Stale condition %q does not list %s", cond.Message, className)
 	}
 
-	claim := createClaim(t, w, lifecycleNamespace, "on-stale-class", className, "1Gi")
+	claim := w.CreateClaim(t, lifecycleNamespace, "on-stale-class", className, "1Gi")
 	t.Cleanup(func() {
 		_ = w.Kube.CoreV1().PersistentVolumeClaims(claim.Namespace).Delete(context.Background(), claim.Name, metav1.DeleteOptions{})
 	})
-	framework.Eventually(t, provisioningTimeout, "the driver's error on claim "+claim.Name, func(ctx context.Context) error {
+	framework.Eventually(t, framework.ProvisioningTimeout, "the driver's error on claim "+claim.Name, func(ctx context.Context) error {
 		c, err := w.Kube.CoreV1().PersistentVolumeClaims(claim.Namespace).Get(ctx, claim.Name, metav1.GetOptions{})
 		if err != nil {
 			return err
@@ -238,6 +238,6 @@ func staleClass(t *testing.T, w *framework.World, shareTypeID, className string)
 				return nil
 			}
 		}
-		return fmt.Errorf("no ProvisioningFailed event with the driver's error naming the share type; events: %s", claimEvents(ctx, w, c))
+		return fmt.Errorf("no ProvisioningFailed event with the driver's error naming the share type; events: %s", w.ClaimEvents(ctx, c))
 	})
 }

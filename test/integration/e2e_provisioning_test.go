@@ -11,16 +11,11 @@ import (
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	corev1 "k8s.io/api/core/v1"
-	storagev1 "k8s.io/api/storage/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
-
-// provisioningTimeout bounds each step of a claim's life; seconds are the norm (see README).
-const provisioningTimeout = 90 * time.Second
 
 // shareWorld is the shared world with an OpenStack of the test's own, whose Manila has a scheduler
 // and a share service on PostgreSQL; the shared OpenStack (Manila API only, SQLite) stays as the
@@ -73,19 +68,19 @@ func TestE2EProvisioningDefaultClass(t *testing.T) {
 	}
 	w.CreateClusterCSIDriver(t, operatorv1.Managed)
 	w.RunOperator(t)
-	class := waitForClassOfType(t, w, "default")
+	class := w.WaitForClassOfShareType(t, "default")
 	w.WaitForDeployment(t, nil)
 
 	start := time.Now()
 	prov := w.StartProvisioning(t)
 	t.Logf("provisioning world up in %s", time.Since(start).Round(time.Millisecond))
 
-	claim := createClaim(t, w, "e2e-claims", "data", class.Name, "1Gi")
+	claim := w.CreateClaim(t, "e2e-claims", "data", class.Name, "1Gi")
 	start = time.Now()
-	pv := waitForBound(t, w, claim)
+	pv := w.WaitForClaimBound(t, claim)
 	bound := time.Since(start)
 	shareID := pv.Spec.CSI.VolumeHandle
-	share := waitForShare(t, w, shareID)
+	share := w.WaitForShareAvailable(t, shareID)
 	t.Logf("claim -> bound %s, -> share available %s", bound.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
 	checkShare(t, w, share, class, "default", 1)
 
@@ -112,7 +107,7 @@ func expandClaim(t *testing.T, w *framework.World, claim *corev1.PersistentVolum
 		_, err = w.Kube.CoreV1().PersistentVolumeClaims(claim.Namespace).Update(ctx, c, metav1.UpdateOptions{})
 		return err
 	})
-	framework.Eventually(t, provisioningTimeout, "share and claim at "+size, func(ctx context.Context) error {
+	framework.Eventually(t, framework.ProvisioningTimeout, "share and claim at "+size, func(ctx context.Context) error {
 		share, err := w.OpenStack.Share(ctx, shareID)
 		if err != nil {
 			return err
@@ -123,7 +118,7 @@ func expandClaim(t *testing.T, w *framework.World, claim *corev1.PersistentVolum
 		}
 		got := c.Status.Capacity[corev1.ResourceStorage]
 		if share.Size != gb || share.Status != "available" || got.Cmp(resource.MustParse(size)) != 0 {
-			return fmt.Errorf("share %s %d GB, claim capacity %s; events: %s", share.Status, share.Size, got.String(), claimEvents(ctx, w, c))
+			return fmt.Errorf("share %s %d GB, claim capacity %s; events: %s", share.Status, share.Size, got.String(), w.ClaimEvents(ctx, c))
 		}
 		return nil
 	})
@@ -145,83 +140,6 @@ func driverArg(t *testing.T, w *framework.World, flag string) string {
 		}
 	}
 	return ""
-}
-
-// waitForClassOfType waits for the operator's StorageClass of the share type.
-func waitForClassOfType(t *testing.T, w *framework.World, shareType string) storagev1.StorageClass {
-	t.Helper()
-	var class storagev1.StorageClass
-	framework.Eventually(t, framework.DefaultTimeout, "the StorageClass of share type "+shareType, func(ctx context.Context) error {
-		classes, err := w.OwnedStorageClasses(ctx)
-		if err != nil {
-			return err
-		}
-		var ok bool
-		if class, ok = classes[shareType]; !ok {
-			return fmt.Errorf("none among %d classes", len(classes))
-		}
-		return nil
-	})
-	return class
-}
-
-// createClaim creates a ReadWriteMany claim of the given size on the class, in a namespace it
-// creates if needed.
-func createClaim(t *testing.T, w *framework.World, namespace, name, class, size string) *corev1.PersistentVolumeClaim {
-	t.Helper()
-	ctx := context.Background()
-	_, err := w.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-	claim, err := w.Kube.CoreV1().PersistentVolumeClaims(namespace).Create(ctx, &corev1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
-		Spec: corev1.PersistentVolumeClaimSpec{
-			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
-			StorageClassName: &class,
-			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(size)}},
-		},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return claim
-}
-
-// waitForBound waits until the claim is Bound and returns its volume; on timeout the claim's events
-// say why.
-func waitForBound(t *testing.T, w *framework.World, claim *corev1.PersistentVolumeClaim) *corev1.PersistentVolume {
-	t.Helper()
-	var pv *corev1.PersistentVolume
-	framework.Eventually(t, provisioningTimeout, "claim "+claim.Name+" Bound", func(ctx context.Context) error {
-		c, err := w.Kube.CoreV1().PersistentVolumeClaims(claim.Namespace).Get(ctx, claim.Name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		if c.Status.Phase != corev1.ClaimBound {
-			return fmt.Errorf("claim is %s; events: %s", c.Status.Phase, claimEvents(ctx, w, c))
-		}
-		if pv, err = w.Kube.CoreV1().PersistentVolumes().Get(ctx, c.Spec.VolumeName, metav1.GetOptions{}); err != nil {
-			return err
-		}
-		if pv.Spec.CSI == nil || pv.Spec.CSI.VolumeHandle == "" {
-			return fmt.Errorf("volume %s has no CSI volume handle", pv.Name)
-		}
-		return nil
-	})
-	return pv
-}
-
-func claimEvents(ctx context.Context, w *framework.World, c *corev1.PersistentVolumeClaim) string {
-	events, err := w.Kube.CoreV1().Events(c.Namespace).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=" + c.Name})
-	if err != nil {
-		return err.Error()
-	}
-	var out []string
-	for _, e := range events.Items {
-		out = append(out, e.Reason+": "+e.Message)
-	}
-	return strings.Join(out, " | ")
 }
 
 // noSecretInLogs checks that the world's secrets, which the driver secret carries into every CSI

@@ -24,23 +24,6 @@ const clusterMetadataKey = "manila.csi.openstack.org/cluster"
 // nfs-shareClient.
 const driverDefaultShareClient = "0.0.0.0/0"
 
-// waitForShare waits until Manila's share is available and returns it.
-func waitForShare(t *testing.T, w *framework.World, shareID string) framework.Share {
-	t.Helper()
-	var share framework.Share
-	framework.Eventually(t, provisioningTimeout, "share "+shareID+" available", func(ctx context.Context) error {
-		var err error
-		if share, err = w.OpenStack.Share(ctx, shareID); err != nil {
-			return err
-		}
-		if share.Status != "available" {
-			return fmt.Errorf("share is %s", share.Status)
-		}
-		return nil
-	})
-	return share
-}
-
 // checkShare checks what the class asked of the share: its type, size and protocol, the cluster ID
 // the operator rendered into the driver's arguments, and one active ip rule per nfs-shareClient
 // entry (the driver's default when the class names none).
@@ -57,7 +40,7 @@ func checkShare(t *testing.T, w *framework.World, share framework.Share, class s
 		want = strings.Split(c, ",")
 	}
 	slices.Sort(want)
-	framework.Eventually(t, provisioningTimeout, fmt.Sprintf("share %s open to %v", share.ID, want), func(ctx context.Context) error {
+	framework.Eventually(t, framework.ProvisioningTimeout, fmt.Sprintf("share %s open to %v", share.ID, want), func(ctx context.Context) error {
 		rules, err := w.OpenStack.AccessRules(ctx, share.ID)
 		if err != nil {
 			return err
@@ -88,7 +71,7 @@ func deleteClaimAndWaitForShareGone(t *testing.T, w *framework.World, namespace,
 // waitForShareGone waits until Manila answers 404 for the share.
 func waitForShareGone(t *testing.T, w *framework.World, shareID string) {
 	t.Helper()
-	framework.Eventually(t, provisioningTimeout, "share "+shareID+" deleted with its claim", func(ctx context.Context) error {
+	framework.Eventually(t, framework.ProvisioningTimeout, "share "+shareID+" deleted with its claim", func(ctx context.Context) error {
 		s, err := w.OpenStack.Share(ctx, shareID)
 		if gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
 			return nil
