@@ -3,14 +3,18 @@ package checkcloud
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
+	"sigs.k8s.io/yaml"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
@@ -50,7 +54,7 @@ func (e inputError) Error() string { return e.msg }
 func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 	facts, secrets, err := gather(ctx, o)
 	if err != nil {
-		fmt.Fprintf(stderr, "check-cloud: %s\n", openstack.RedactText(err.Error()))
+		fmt.Fprintf(stderr, "check-cloud: %s\n", scrub([]byte(openstack.RedactText(err.Error())), secrets))
 		return ExitBadInput
 	}
 	report := Build(facts)
@@ -59,15 +63,7 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "check-cloud: %v\n", err)
 		return ExitBadInput
 	}
-	// Every field is redacted where it is filled; this is the last guard against a credential that
-	// an OpenStack error message might echo.
-	output := out.Bytes()
-	for _, s := range secrets {
-		if len(s) >= minScrubbed {
-			output = bytes.ReplaceAll(output, []byte(s), []byte("xxxxx"))
-		}
-	}
-	_, _ = stdout.Write(output)
+	_, _ = stdout.Write(scrub(out.Bytes(), secrets))
 	if report.Usable {
 		return ExitUsable
 	}
@@ -76,6 +72,17 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 
 // minScrubbed keeps the output guard from mangling text around a very short secret.
 const minScrubbed = 6
+
+// scrub masks the secrets of clouds.yaml in text. Every field is redacted where it is filled; this is
+// the last guard against a credential that an OpenStack error message might echo.
+func scrub(text []byte, secrets []string) []byte {
+	for _, s := range secrets {
+		if len(s) >= minScrubbed {
+			text = bytes.ReplaceAll(text, []byte(s), []byte("xxxxx"))
+		}
+	}
+	return text
+}
 
 // gather reads the inputs and asks the cloud, as the operator's Manila controller does each poll.
 func gather(ctx context.Context, o Options) (Facts, []string, error) {
@@ -89,7 +96,10 @@ func gather(ctx context.Context, o Options) (Facts, []string, error) {
 		return Facts{}, nil, inputError{"reading --clouds: " + err.Error()}
 	}
 	cloud, err := openstack.ParseCloud(clouds, o.Cloud)
-	if err != nil {
+	var fe *openstack.FieldError
+	if errors.As(err, &fe) && fe.Field == "clouds."+o.Cloud {
+		return Facts{}, nil, inputError{fmt.Sprintf("%s: %v (clouds in the file: %s)", o.CloudsFile, err, strings.Join(cloudNames(clouds), ", "))}
+	} else if err != nil {
 		return Facts{}, nil, inputError{o.CloudsFile + ": " + err.Error()}
 	}
 	a := cloud.AuthInfo
@@ -98,23 +108,23 @@ func gather(ctx context.Context, o Options) (Facts, []string, error) {
 	var caBundle []byte
 	if o.CACertFile != "" {
 		if caBundle, err = os.ReadFile(o.CACertFile); err != nil {
-			return Facts{}, nil, inputError{"reading --cacert: " + err.Error()}
+			return Facts{}, secrets, inputError{"reading --cacert: " + err.Error()}
 		}
 		if problem := openstack.CABundleProblem(caBundle, time.Now()); problem != "" {
-			return Facts{}, nil, inputError{"--cacert " + o.CACertFile + " " + problem}
+			return Facts{}, secrets, inputError{"--cacert " + o.CACertFile + " " + problem}
 		}
 	}
 	if o.ConfigFile != "" {
 		cfg, err := readConfig(o.ConfigFile, o.ValidateConfig)
 		if err != nil {
-			return Facts{}, nil, err
+			return Facts{}, secrets, err
 		}
 		facts.Config = *cfg
 	}
 
 	client, err := openstack.Connect(ctx, clouds, o.Cloud, openstack.Options{CABundle: caBundle, Timeout: o.Timeout})
 	if openstack.IsFieldError(err) && !errors.Is(err, openstack.ErrCredentialsRefused) {
-		return Facts{}, nil, inputError{o.CloudsFile + ": " + err.Error()}
+		return Facts{}, secrets, inputError{o.CloudsFile + ": " + err.Error()}
 	} else if err != nil {
 		facts.LoginErr = err
 		return facts, secrets, nil
@@ -129,6 +139,23 @@ func gather(ctx context.Context, o Options) (Facts, []string, error) {
 	manila, _ := client.Manila() // ManilaEndpoint found it
 	facts.ShareTypes, facts.PublicOnly, facts.ListErr = listShareTypes(ctx, client, manila)
 	return facts, secrets, nil
+}
+
+// cloudNames lists the clouds of a clouds.yaml, for an admin who mistyped --cloud. Names are not
+// secret; nothing below them is read.
+func cloudNames(cloudsYAML []byte) []string {
+	var doc struct {
+		Clouds map[string]json.RawMessage `json:"clouds"`
+	}
+	if yaml.Unmarshal(cloudsYAML, &doc) != nil {
+		return nil
+	}
+	names := make([]string, 0, len(doc.Clouds))
+	for name := range doc.Clouds {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
 }
 
 func readConfig(path string, validate func(*operatorconfig.Config) error) (*operatorconfig.Config, error) {

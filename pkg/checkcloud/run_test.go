@@ -47,7 +47,7 @@ func TestRunExitCodes(t *testing.T) {
 	}{
 		{name: "unreadable clouds", opts: Options{CloudsFile: filepath.Join(dir, "absent")}, code: ExitBadInput, stderr: "reading --clouds"},
 		{name: "invalid clouds", opts: Options{CloudsFile: file("bad.yaml", "clouds: [")}, code: ExitBadInput, stderr: "not valid YAML"},
-		{name: "unknown cloud", opts: Options{CloudsFile: clouds, Cloud: "other"}, code: ExitBadInput, stderr: "clouds.other: missing"},
+		{name: "unknown cloud", opts: Options{CloudsFile: clouds, Cloud: "other"}, code: ExitBadInput, stderr: "clouds.other: missing (clouds in the file: openstack)"},
 		{name: "unknown format", opts: Options{CloudsFile: clouds, Output: "xml"}, code: ExitBadInput, stderr: "unknown output format"},
 		{name: "cacert not PEM", opts: Options{CloudsFile: clouds, CACertFile: file("ca.pem", "junk")}, code: ExitBadInput, stderr: "not a PEM certificate bundle"},
 		{name: "invalid config", opts: Options{CloudsFile: clouds, ConfigFile: file("c1.yaml", "pollInterval: 1s\n")}, code: ExitBadInput, stderr: "pollInterval"},
@@ -69,5 +69,12 @@ func TestRunExitCodes(t *testing.T) {
 				t.Errorf("the password was printed")
 			}
 		})
+	}
+}
+
+func TestScrub(t *testing.T) {
+	got := string(scrub([]byte("a Secret-123 b abc"), []string{"Secret-123", "abc", ""}))
+	if got != "a xxxxx b abc" {
+		t.Errorf("scrub = %q: want the long secret masked, the too-short one left", got)
 	}
 }
