@@ -12,8 +12,10 @@ import (
 
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/checkcloud"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operator"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 	// Before anything creates a work queue: queues without metrics goroutines (see the package).
 	_ "github.com/manila-csi/manila-csi-driver-operator/pkg/queuemetrics"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/version"
@@ -32,7 +34,7 @@ func newRootCommand() *cobra.Command {
 			os.Exit(1)
 		},
 	}
-	root.AddCommand(newStartCommand(), newVersionCommand())
+	root.AddCommand(newStartCommand(), newVersionCommand(), newCheckCloudCommand(os.Exit))
 	return root
 }
 
@@ -64,4 +66,40 @@ func newVersionCommand() *cobra.Command {
 			fmt.Fprintln(cmd.OutOrStdout(), version.String())
 		},
 	}
+}
+
+// newCheckCloudCommand runs checkcloud and ends the process with its exit code (0 usable, 1 not
+// usable, 2 bad input) through exit, which tests replace.
+func newCheckCloudCommand(exit func(int)) *cobra.Command {
+	o := checkcloud.Options{Cloud: names.CloudName, Output: checkcloud.FormatText}
+	cmd := &cobra.Command{
+		Use:   "check-cloud --clouds FILE [--cloud openstack] [--cacert FILE] [--config FILE] [-o text|json|yaml]",
+		Short: "Check that the operator could use Manila with a clouds.yaml, and show the StorageClasses it would make",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 || o.CloudsFile == "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "check-cloud: --clouds FILE is required and no arguments are taken")
+				exit(checkcloud.ExitBadInput)
+				return nil
+			}
+			validate, err := operator.ConfigValidator()
+			if err != nil {
+				return err
+			}
+			o.ValidateConfig = validate
+			exit(checkcloud.Run(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.CloudsFile, "clouds", "", "clouds.yaml to check (required)")
+	f.StringVar(&o.Cloud, "cloud", o.Cloud, "the cloud of clouds.yaml to use")
+	f.StringVar(&o.CACertFile, "cacert", "", "PEM CA bundle for Keystone and Manila, as in cloud-provider-config's ca-bundle.pem")
+	f.StringVar(&o.ConfigFile, "config", "", "the operator's config.yaml, as in ConfigMap "+operatorconfig.ConfigMapName)
+	f.StringVarP(&o.Output, "output", "o", o.Output, "output format: text, json or yaml")
+	cmd.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		fmt.Fprintf(cmd.ErrOrStderr(), "check-cloud: %v\n", err)
+		exit(checkcloud.ExitBadInput)
+		return err
+	})
+	return cmd
 }

@@ -93,7 +93,7 @@ func Connect(ctx context.Context, cloudsYAML []byte, cloudName string, opts Opti
 	if err := gcopenstack.Authenticate(ctx, provider, *authOpts); err != nil {
 		if gophercloud.ResponseCodeIs(err, http.StatusUnauthorized) {
 			// Keystone answered: these credentials do not log in. Retrying will not change that.
-			return nil, &FieldError{Field: "clouds." + cloudName + ".auth", Reason: "Keystone refused these credentials (401 Unauthorized)"}
+			return nil, &FieldError{Field: "clouds." + cloudName + ".auth", Reason: "Keystone refused these credentials (401 Unauthorized)", cause: ErrCredentialsRefused}
 		}
 		return nil, Redact(fmt.Errorf("authentication to Keystone at %s failed: %w", redactURL(authOpts.IdentityEndpoint), err))
 	}
@@ -109,20 +109,70 @@ func Connect(ctx context.Context, cloudsYAML []byte, cloudName string, opts Opti
 // HasRole reports whether the token carries the named role; known is false when the token does not
 // say (a non-v3 login).
 func (c *Client) HasRole(name string) (has, known bool) {
-	result, ok := c.provider.GetAuthResult().(tokens.CreateResult)
-	if !ok {
-		return false, false
-	}
-	roles, err := result.ExtractRoles()
-	if err != nil {
-		return false, false
-	}
+	roles, known := c.Roles()
 	for _, r := range roles {
-		if r.Name == name {
+		if r == name {
 			return true, true
 		}
 	}
-	return false, true
+	return false, known
+}
+
+// Roles returns the names of the token's roles, sorted; known is false when the token does not say
+// (a non-v3 login). check-cloud shows them so an admin sees why private share types are hidden.
+func (c *Client) Roles() (roles []string, known bool) {
+	result, ok := c.provider.GetAuthResult().(tokens.CreateResult)
+	if !ok {
+		return nil, false
+	}
+	found, err := result.ExtractRoles()
+	if err != nil {
+		return nil, false
+	}
+	for _, r := range found {
+		roles = append(roles, r.Name)
+	}
+	sort.Strings(roles)
+	return roles, true
+}
+
+// Endpoint is one catalog endpoint as an admin reads it in `openstack catalog list`.
+type Endpoint struct {
+	Region    string `json:"region"`
+	Interface string `json:"interface"`
+	URL       string `json:"url"`
+}
+
+// ManilaEndpoint returns the catalog entry Manila() uses, found by the same rules, with the region it
+// is in (the credentials may name none). URL has any userinfo password masked.
+func (c *Client) ManilaEndpoint() (Endpoint, error) {
+	manila, err := c.Manila()
+	if err != nil {
+		return Endpoint{}, err
+	}
+	ep := Endpoint{Region: c.region, Interface: string(c.availability), URL: redactURL(manila.Endpoint)}
+	if result, ok := c.provider.GetAuthResult().(tokens.CreateResult); ok {
+		if catalog, err := result.ExtractServiceCatalog(); err == nil {
+			ep.Region = endpointRegion(catalog, manila.Endpoint, ep)
+		}
+	}
+	return ep, nil
+}
+
+// endpointRegion finds the region of the sharev2 endpoint at url (gophercloud adds a trailing "/").
+func endpointRegion(catalog *tokens.ServiceCatalog, url string, want Endpoint) string {
+	for _, entry := range catalog.Entries {
+		if entry.Type != ManilaServiceType {
+			continue
+		}
+		for _, e := range entry.Endpoints {
+			if e.Interface == want.Interface && strings.TrimSuffix(e.URL, "/") == strings.TrimSuffix(url, "/") &&
+				(want.Region == "" || e.Region == want.Region) {
+				return e.Region
+			}
+		}
+	}
+	return want.Region
 }
 
 // Manila returns a client for the sharev2 endpoint of the catalog, or ErrNoManilaService.

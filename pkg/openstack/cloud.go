@@ -18,11 +18,20 @@ import (
 type FieldError struct {
 	Field  string
 	Reason string
+	// cause lets errors.Is tell a kind of problem apart (e.g. ErrCredentialsRefused) without
+	// parsing Reason.
+	cause error
 }
 
 func (e *FieldError) Error() string {
 	return fmt.Sprintf("clouds.yaml field %s: %s", e.Field, e.Reason)
 }
+
+func (e *FieldError) Unwrap() error { return e.cause }
+
+// ErrCredentialsRefused is what a FieldError wraps when Keystone answered 401: the file is well
+// formed, but the cloud says no, which check-cloud reports apart from a malformed file.
+var ErrCredentialsRefused = errors.New("Keystone refused the credentials")
 
 var yamlLine = regexp.MustCompile(`line \d+`)
 

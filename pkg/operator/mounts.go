@@ -66,3 +66,10 @@ func mountsValidator(render resourceapply.AssetFunc) (func(*operatorconfig.Confi
 		return nil
 	}, nil
 }
+
+// ConfigValidator is the check the operator applies to its configuration beyond operatorconfig.Parse
+// (extraMounts against the workloads), for commands that run without a cluster: the operand images
+// are left empty, as they do not change the volumes and mounts checked.
+func ConfigValidator() (func(*operatorconfig.Config) error, error) {
+	return mountsValidator(assets.Vars{}.AssetFunc())
+}

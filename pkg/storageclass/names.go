@@ -109,3 +109,7 @@ func keepsCollidingName(st string, colliding []string, className string, owners 
 	sort.Strings(exact)
 	return len(exact) == 1 && exact[0] == st
 }
+
+// PlainName is a share type's class name without a hash suffix, the predecessor's mapping: check-cloud
+// compares a class name with it to explain why a suffix was added.
+func PlainName(shareType string) string { return NamePrefix + legacyName(shareType) }

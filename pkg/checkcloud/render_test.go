@@ -1,0 +1,87 @@
+package checkcloud
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
+)
+
+func TestRender(t *testing.T) {
+	usable := Build(with(okFacts, func(f *Facts) { f.ShareTypes = []openstack.ShareType{nfsType, cephType} }))
+	broken := Build(with(okFacts, func(f *Facts) { f.ManilaErr = openstack.ErrNoManilaService }))
+	member := Build(with(okFacts, func(f *Facts) {
+		f.Roles, f.PublicOnly, f.ShareTypes = []string{"member"}, "the credentials have no admin role", []openstack.ShareType{nfsType}
+	}))
+	tests := []struct {
+		name   string
+		report Report
+		want   []string
+		absent []string
+	}{
+		{name: "usable", report: usable, want: []string{
+			"Cloud:       openstack (https://keystone:5000/v3)",
+			"Manila:      https://manila:8786/v2/ (region RegionOne, interface public)",
+			"Roles:       admin (admin: private share types are listed)",
+			"Share types: 2, public and private",
+			"  Gold_NFS (public, id 1)\n    StorageClass csi-manila-gold-nfs\n      type: Gold_NFS\n      (and 8 csi.storage.k8s.io/* parameters naming the driver secret)",
+			"reclaimPolicy Delete, volumeBindingMode Immediate, allowVolumeExpansion true",
+			"  ceph (public, id 2)\n    no StorageClass: share type \"ceph\" has storage_protocol=CEPHFS",
+			"Warnings:\n  - StorageClass csi-manila-gold-nfs: nfs-shareClient is not set",
+			"Result: Manila is usable.",
+		}},
+		{name: "not usable", report: broken, want: []string{"Result: Manila is NOT usable: the OpenStack catalog has no sharev2 service", "Hint:   register"},
+			absent: []string{"Manila: ", "Share types:"}},
+		{name: "not admin", report: member, want: []string{"Roles:       member (not admin", "Share types: 1, public only (the credentials have no admin role)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := Render(&b, tt.report, FormatText); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(b.String(), w) {
+					t.Errorf("output lacks %q:\n%s", w, b.String())
+				}
+			}
+			for _, a := range tt.absent {
+				if strings.Contains(b.String(), a) {
+					t.Errorf("output has %q:\n%s", a, b.String())
+				}
+			}
+		})
+	}
+}
+
+// JSON and YAML carry the whole report, so scripts read what the text shows.
+func TestRenderMachineFormats(t *testing.T) {
+	r := Build(with(okFacts, func(f *Facts) { f.ShareTypes = []openstack.ShareType{nfsType} }))
+	for _, format := range []string{FormatJSON, FormatYAML} {
+		var b bytes.Buffer
+		if err := Render(&b, r, format); err != nil {
+			t.Fatal(err)
+		}
+		var back Report
+		data := b.Bytes()
+		if format == FormatYAML {
+			var err error
+			if data, err = yaml.YAMLToJSON(data); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := json.Unmarshal(data, &back); err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		if !back.Usable || back.ShareTypes[0].StorageClass.Name != "csi-manila-gold-nfs" || back.Manila.Region != "RegionOne" {
+			t.Errorf("%s round trip: %+v", format, back)
+		}
+	}
+	if err := Render(&bytes.Buffer{}, r, "xml"); err == nil {
+		t.Error("format xml accepted")
+	}
+}

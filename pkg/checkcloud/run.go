@@ -1,0 +1,189 @@
+package checkcloud
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"sigs.k8s.io/yaml"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
+)
+
+// Exit codes of check-cloud.
+const (
+	ExitUsable    = 0
+	ExitNotUsable = 1
+	ExitBadInput  = 2
+)
+
+// Options are the command's flags.
+type Options struct {
+	CloudsFile string
+	Cloud      string
+	// CACertFile is the PEM bundle the operator would get from cloud-provider-config.
+	CACertFile string
+	// ConfigFile is the operator's config.yaml, as in its ConfigMap.
+	ConfigFile string
+	Output     string
+	// ValidateConfig is the operator's check of a parsed configuration beyond Parse (extraMounts
+	// against the workloads); nil skips it. It is passed in so this package stays free of the
+	// operator's controllers.
+	ValidateConfig func(*operatorconfig.Config) error
+	// Timeout bounds each request to OpenStack; zero means the operator's default.
+	Timeout time.Duration
+}
+
+// inputError is bad input: exit code 2, reported on stderr without a report.
+type inputError struct{ msg string }
+
+func (e inputError) Error() string { return e.msg }
+
+// Run runs check-cloud and returns its exit code: 0 when Manila is usable, 1 when it is not, 2 on
+// bad input. The report goes to stdout, bad input to stderr.
+func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
+	facts, secrets, err := gather(ctx, o)
+	if err != nil {
+		fmt.Fprintf(stderr, "check-cloud: %s\n", scrub([]byte(openstack.RedactText(err.Error())), secrets))
+		return ExitBadInput
+	}
+	report := Build(facts)
+	var out bytes.Buffer
+	if err := Render(&out, report, o.Output); err != nil {
+		fmt.Fprintf(stderr, "check-cloud: %v\n", err)
+		return ExitBadInput
+	}
+	_, _ = stdout.Write(scrub(out.Bytes(), secrets))
+	if report.Usable {
+		return ExitUsable
+	}
+	return ExitNotUsable
+}
+
+// minScrubbed keeps the output guard from mangling text around a very short secret.
+const minScrubbed = 6
+
+// scrub masks the secrets of clouds.yaml in text. Every field is redacted where it is filled; this is
+// the last guard against a credential that an OpenStack error message might echo.
+func scrub(text []byte, secrets []string) []byte {
+	for _, s := range secrets {
+		if len(s) >= minScrubbed {
+			text = bytes.ReplaceAll(text, []byte(s), []byte("xxxxx"))
+		}
+	}
+	return text
+}
+
+// gather reads the inputs and asks the cloud, as the operator's Manila controller does each poll.
+func gather(ctx context.Context, o Options) (Facts, []string, error) {
+	switch o.Output {
+	case "", FormatText, FormatJSON, FormatYAML:
+	default:
+		return Facts{}, nil, inputError{fmt.Sprintf("unknown output format %q: use text, json or yaml", o.Output)}
+	}
+	clouds, err := os.ReadFile(o.CloudsFile)
+	if err != nil {
+		return Facts{}, nil, inputError{"reading --clouds: " + err.Error()}
+	}
+	cloud, err := openstack.ParseCloud(clouds, o.Cloud)
+	var fe *openstack.FieldError
+	if errors.As(err, &fe) && fe.Field == "clouds."+o.Cloud {
+		return Facts{}, nil, inputError{fmt.Sprintf("%s: %v (clouds in the file: %s)", o.CloudsFile, err, strings.Join(cloudNames(clouds), ", "))}
+	} else if err != nil {
+		return Facts{}, nil, inputError{o.CloudsFile + ": " + err.Error()}
+	}
+	a := cloud.AuthInfo
+	secrets := []string{a.Password, a.ApplicationCredentialSecret, a.Token}
+	facts := Facts{CloudName: o.Cloud, Cloud: cloud}
+	var caBundle []byte
+	if o.CACertFile != "" {
+		if caBundle, err = os.ReadFile(o.CACertFile); err != nil {
+			return Facts{}, secrets, inputError{"reading --cacert: " + err.Error()}
+		}
+		if problem := openstack.CABundleProblem(caBundle, time.Now()); problem != "" {
+			return Facts{}, secrets, inputError{"--cacert " + o.CACertFile + " " + problem}
+		}
+	}
+	if o.ConfigFile != "" {
+		cfg, err := readConfig(o.ConfigFile, o.ValidateConfig)
+		if err != nil {
+			return Facts{}, secrets, err
+		}
+		facts.Config = *cfg
+	}
+
+	client, err := openstack.Connect(ctx, clouds, o.Cloud, openstack.Options{CABundle: caBundle, Timeout: o.Timeout})
+	if openstack.IsFieldError(err) && !errors.Is(err, openstack.ErrCredentialsRefused) {
+		return Facts{}, secrets, inputError{o.CloudsFile + ": " + err.Error()}
+	} else if err != nil {
+		facts.LoginErr = err
+		return facts, secrets, nil
+	}
+	ep, err := client.ManilaEndpoint()
+	if err != nil {
+		facts.ManilaErr = err
+		return facts, secrets, nil
+	}
+	facts.Endpoint = &ep
+	facts.Roles, facts.RolesKnown = client.Roles()
+	manila, _ := client.Manila() // ManilaEndpoint found it
+	facts.ShareTypes, facts.PublicOnly, facts.ListErr = listShareTypes(ctx, client, manila)
+	return facts, secrets, nil
+}
+
+// cloudNames lists the clouds of a clouds.yaml, for an admin who mistyped --cloud. Names are not
+// secret; nothing below them is read.
+func cloudNames(cloudsYAML []byte) []string {
+	var doc struct {
+		Clouds map[string]json.RawMessage `json:"clouds"`
+	}
+	if yaml.Unmarshal(cloudsYAML, &doc) != nil {
+		return nil
+	}
+	names := make([]string, 0, len(doc.Clouds))
+	for name := range doc.Clouds {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func readConfig(path string, validate func(*operatorconfig.Config) error) (*operatorconfig.Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, inputError{"reading --config: " + err.Error()}
+	}
+	cfg, err := operatorconfig.Parse(data)
+	if err == nil && validate != nil {
+		err = validate(cfg)
+	}
+	if err != nil {
+		return nil, inputError{path + ": " + err.Error()}
+	}
+	return cfg, nil
+}
+
+// listShareTypes follows the operator's choice (pkg/controllers/manila): credentials without the
+// admin role, or a 403 on the full listing, list public share types only.
+func listShareTypes(ctx context.Context, client *openstack.Client, manila *gophercloud.ServiceClient) ([]openstack.ShareType, string, error) {
+	if admin, known := client.HasRole("admin"); known && !admin {
+		types, err := openstack.ListShareTypes(ctx, manila, openstack.PublicShareTypes)
+		return types, "the credentials have no admin role", err
+	}
+	types, err := openstack.ListShareTypes(ctx, manila, openstack.AllShareTypes)
+	if !gophercloud.ResponseCodeIs(err, http.StatusForbidden) {
+		return types, "", err
+	}
+	types, err = openstack.ListShareTypes(ctx, manila, openstack.PublicShareTypes)
+	return types, "Manila refused the full listing (403)", err
+}

@@ -1,0 +1,92 @@
+package checkcloud
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gophercloud/utils/v2/openstack/clientconfig"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/extramounts"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
+)
+
+// nodeTargets are the workloads whose pods run privileged on every node: a hostPath there reaches
+// the host with the driver's privileges.
+var nodeTargets = []extramounts.Target{extramounts.NodeTarget, extramounts.NFSNodeTarget}
+
+// shareClientParameter is the StorageClass parameter the driver reads its NFS access list from.
+const shareClientParameter = "nfs-shareClient"
+
+// configWarnings are the risky settings of the input files, whatever the cloud answers.
+func configWarnings(cloud *clientconfig.Cloud, cfg operatorconfig.Config) []string {
+	var out []string
+	if cloud != nil && cloud.Verify != nil && !*cloud.Verify {
+		out = append(out, "clouds.yaml sets verify: false: the operator and the driver accept any certificate for Keystone and Manila, so whoever can intercept the traffic gets the credentials; pass the CA instead (cacert, or the cloud-provider-config CA bundle)")
+	}
+	for _, e := range cfg.MountEntries() {
+		for _, v := range e.Volumes {
+			if v.HostPath == nil {
+				continue
+			}
+			var reached []string
+			for _, t := range nodeTargets {
+				if e.Matches(t) {
+					reached = append(reached, string(t.Name))
+				}
+			}
+			if len(reached) > 0 {
+				out = append(out, fmt.Sprintf("%s: hostPath volume %q (%s) is mounted into %s, whose pods are privileged: the driver can read and write that host path on every node",
+					e.Source, v.Name, v.HostPath.Path, strings.Join(reached, " and ")))
+			}
+		}
+	}
+	return out
+}
+
+// classWarnings flag StorageClasses whose shares any host can mount: nfs-shareClient unset (the
+// driver then grants access to 0.0.0.0/0) or set to a whole address space. They also flag a
+// defaultShareType that gets no class.
+func classWarnings(types []ShareTypeReport, settings operatorconfig.StorageClasses) []string {
+	var unset, open []string
+	defaultServed := false
+	for _, st := range types {
+		c := st.StorageClass
+		if c == nil {
+			continue
+		}
+		if st.Name == settings.DefaultShareType {
+			defaultServed = true
+		}
+		clients, ok := c.Parameters[shareClientParameter]
+		switch {
+		case !ok:
+			unset = append(unset, c.Name)
+		case opensToAll(clients):
+			open = append(open, c.Name)
+		}
+	}
+	var out []string
+	if len(unset) > 0 {
+		sort.Strings(unset)
+		out = append(out, fmt.Sprintf("StorageClass %s: nfs-shareClient is not set, so the driver opens every share to 0.0.0.0/0; set storageClasses.defaults.nfs-shareClient to the nodes' network", strings.Join(unset, ", ")))
+	}
+	if len(open) > 0 {
+		sort.Strings(open)
+		out = append(out, fmt.Sprintf("StorageClass %s: nfs-shareClient opens every share to any address; narrow it to the nodes' network", strings.Join(open, ", ")))
+	}
+	if settings.DefaultShareType != "" && !defaultServed {
+		out = append(out, fmt.Sprintf("storageClasses.defaultShareType %q gets no StorageClass, so no Manila class becomes the default", settings.DefaultShareType))
+	}
+	return out
+}
+
+func opensToAll(clients string) bool {
+	for _, c := range strings.Split(clients, ",") {
+		switch strings.TrimSpace(c) {
+		case "0.0.0.0/0", "::/0":
+			return true
+		}
+	}
+	return false
+}
