@@ -9,13 +9,14 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 )
 
 func TestRender(t *testing.T) {
-	usable := Build(with(okFacts, func(f *Facts) { f.ShareTypes = []openstack.ShareType{nfsType, cephType} }))
+	usable := Build(with(okFacts, func(f *Facts) { f.ShareTypes = []sharetypes.ShareType{nfsType, cephType} }))
 	broken := Build(with(okFacts, func(f *Facts) { f.ManilaErr = openstack.ErrNoManilaService }))
 	member := Build(with(okFacts, func(f *Facts) {
-		f.Roles, f.PublicOnly, f.ShareTypes = []string{"member"}, "the credentials have no admin role", []openstack.ShareType{nfsType}
+		f.Roles, f.PublicOnly, f.ShareTypes = []string{"member"}, "the credentials have no admin role", []sharetypes.ShareType{nfsType}
 	}))
 	tests := []struct {
 		name   string
@@ -60,7 +61,7 @@ func TestRender(t *testing.T) {
 
 // JSON and YAML carry the whole report, so scripts read what the text shows.
 func TestRenderMachineFormats(t *testing.T) {
-	r := Build(with(okFacts, func(f *Facts) { f.ShareTypes = []openstack.ShareType{nfsType} }))
+	r := Build(with(okFacts, func(f *Facts) { f.ShareTypes = []sharetypes.ShareType{nfsType} }))
 	for _, format := range []string{FormatJSON, FormatYAML} {
 		var b bytes.Buffer
 		if err := Render(&b, r, format); err != nil {

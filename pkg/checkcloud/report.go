@@ -14,6 +14,7 @@ import (
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 )
 
@@ -74,7 +75,7 @@ type Facts struct {
 	RolesKnown bool
 	// PublicOnly is why only public share types were listed, "" when all were.
 	PublicOnly string
-	ShareTypes []openstack.ShareType
+	ShareTypes []sharetypes.ShareType
 	ListErr    error
 }
 
@@ -129,7 +130,7 @@ func Build(f Facts) Report {
 }
 
 // shareTypeReports pairs each share type with its class or the reason it has none, sorted by name.
-func shareTypeReports(types []openstack.ShareType, settings operatorconfig.StorageClasses) []ShareTypeReport {
+func shareTypeReports(types []sharetypes.ShareType, settings operatorconfig.StorageClasses) []ShareTypeReport {
 	wanted, skipped := storageclass.Desired(types, settings, nil)
 	byID := map[string]*ShareTypeReport{}
 	out := make([]ShareTypeReport, 0, len(types))
@@ -167,7 +168,7 @@ func shareTypeReports(types []openstack.ShareType, settings operatorconfig.Stora
 
 // nameNote explains a hash suffix, which admins otherwise take for a bug: the plain name was taken
 // by another share type or is not a valid StorageClass name.
-func nameNote(shareType, class string, types []openstack.ShareType) string {
+func nameNote(shareType, class string, types []sharetypes.ShareType) string {
 	plain := storageclass.PlainName(shareType)
 	if class == plain {
 		return ""

@@ -18,6 +18,7 @@ import (
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 )
 
 // Exit codes of check-cloud.
@@ -175,7 +176,7 @@ func readConfig(path string, validate func(*operatorconfig.Config) error) (*oper
 
 // listShareTypes follows the operator's choice (pkg/controllers/manila): credentials without the
 // admin role, or a 403 on the full listing, list public share types only.
-func listShareTypes(ctx context.Context, client *openstack.Client, manila *gophercloud.ServiceClient) ([]openstack.ShareType, string, error) {
+func listShareTypes(ctx context.Context, client *openstack.Client, manila *gophercloud.ServiceClient) ([]sharetypes.ShareType, string, error) {
 	if admin, known := client.HasRole("admin"); known && !admin {
 		types, err := openstack.ListShareTypes(ctx, manila, openstack.PublicShareTypes)
 		return types, "the credentials have no admin role", err

@@ -5,23 +5,14 @@ import (
 	"fmt"
 
 	"github.com/gophercloud/gophercloud/v2"
-	"github.com/gophercloud/gophercloud/v2/openstack/sharedfilesystems/v2/sharetypes"
+	gcsharetypes "github.com/gophercloud/gophercloud/v2/openstack/sharedfilesystems/v2/sharetypes"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 )
 
 // ManilaMicroversion is the API microversion the operator speaks: 2.46 added is_default and
 // description to share types, and every Manila since Rocky serves it.
 const ManilaMicroversion = "2.46"
-
-// ShareType is what the operator needs to know of a Manila share type.
-type ShareType struct {
-	ID          string
-	Name        string
-	Description string
-	IsPublic    bool
-	IsDefault   bool
-	// ExtraSpecs values are strings as Manila returns them ("True", "NFS", ...).
-	ExtraSpecs map[string]string
-}
 
 // ShareTypeVisibility selects which share types a listing returns.
 type ShareTypeVisibility string
@@ -36,10 +27,10 @@ const (
 // ListShareTypes lists share types in one request. Manila does not paginate share types, and the body
 // is decoded straight into the fields the operator reads: gophercloud's pager would decode it into
 // maps first, which with a thousand types was most of the operator's work at rest.
-func ListShareTypes(ctx context.Context, manila *gophercloud.ServiceClient, visibility ShareTypeVisibility) ([]ShareType, error) {
+func ListShareTypes(ctx context.Context, manila *gophercloud.ServiceClient, visibility ShareTypeVisibility) ([]sharetypes.ShareType, error) {
 	client := *manila
 	client.Microversion = ManilaMicroversion
-	query, err := sharetypes.ListOpts{IsPublic: string(visibility)}.ToShareTypeListQuery()
+	query, err := gcsharetypes.ListOpts{IsPublic: string(visibility)}.ToShareTypeListQuery()
 	if err != nil {
 		return nil, err
 	}
@@ -68,10 +59,10 @@ type rawShareType struct {
 	RequiredSpecs map[string]any `json:"required_extra_specs"`
 }
 
-func (l shareTypeList) shareTypes() []ShareType {
-	out := make([]ShareType, 0, len(l.ShareTypes))
+func (l shareTypeList) shareTypes() []sharetypes.ShareType {
+	out := make([]sharetypes.ShareType, 0, len(l.ShareTypes))
 	for _, r := range l.ShareTypes {
-		st := ShareType{ID: r.ID, Name: r.Name, ExtraSpecs: map[string]string{}}
+		st := sharetypes.ShareType{ID: r.ID, Name: r.Name, ExtraSpecs: map[string]string{}}
 		if r.Description != nil {
 			st.Description = *r.Description
 		}

@@ -2,6 +2,7 @@ package openstack
 
 import (
 	"encoding/json"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 	"reflect"
 	"testing"
 )
@@ -19,7 +20,7 @@ func TestDecodeShareTypes(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := list.shareTypes()
-	want := []ShareType{
+	want := []sharetypes.ShareType{
 		{ID: "1", Name: "Gold_NFS", Description: "d", IsPublic: true, IsDefault: true,
 			ExtraSpecs: map[string]string{"driver_handles_share_servers": "False", "storage_protocol": "NFS"}},
 		{ID: "2", Name: "legacy", IsPublic: true, ExtraSpecs: map[string]string{"snapshot_support": "True"}},

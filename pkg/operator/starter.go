@@ -20,7 +20,6 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/storageclasses"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/startuppages"
@@ -102,7 +101,7 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 		Listings:           listings,
 		OperatorConfig:     configSource,
 		Verified:           verifiedCredentials,
-		OnManilaFound: func([]openstack.ShareType) {
+		OnManilaFound: func([]sharetypes.ShareType) {
 			// Persisted first, so that a new process keeps the operand even if this one dies now.
 			if _, found := store.Get(state.ManilaFoundKey); !found {
 				if err := store.Set(ctx, state.ManilaFoundKey, clk.Now().UTC().Format(time.RFC3339)); err != nil {

@@ -1,20 +1,31 @@
-// Package sharetypes hands the share types of each successful Manila listing from the one poller to
-// the controllers that use them, so a poll costs one Manila request however many consumers there are.
+// Package sharetypes is the operator's view of Manila share types: the ShareType domain type, which the
+// pure planning code uses without depending on the OpenStack client, and the Store that hands each
+// successful listing from the one poller to the controllers that use it, so a poll costs one Manila
+// request however many consumers there are.
 package sharetypes
 
 import (
 	"reflect"
 	"sync"
-
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 )
+
+// ShareType is what the operator needs to know of a Manila share type.
+type ShareType struct {
+	ID          string
+	Name        string
+	Description string
+	IsPublic    bool
+	IsDefault   bool
+	// ExtraSpecs values are strings as Manila returns them ("True", "NFS", ...).
+	ExtraSpecs map[string]string
+}
 
 // Listing is one successful share-type listing. Seq counts listings since the operator started.
 // Complete is false when the listing may lack share types that exist (only public ones could be
 // listed): such a listing never makes a class stale or counts toward pruning.
 type Listing struct {
 	Seq      uint64
-	Types    []openstack.ShareType
+	Types    []ShareType
 	Complete bool
 	// Unchanged is true when the previous listing had the same types, in the same order, and the
 	// same completeness: most listings at rest, which consumers may then skip.
@@ -29,7 +40,7 @@ type Store struct {
 }
 
 // Publish records a successful listing (possibly empty) and notifies subscribers.
-func (s *Store) Publish(types []openstack.ShareType, complete bool) {
+func (s *Store) Publish(types []ShareType, complete bool) {
 	s.mu.Lock()
 	next := &Listing{Seq: 1, Types: types, Complete: complete}
 	if prev := s.latest; prev != nil {

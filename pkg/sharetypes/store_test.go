@@ -2,26 +2,24 @@ package sharetypes
 
 import (
 	"testing"
-
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 )
 
 func TestPublishMarksUnchangedListings(t *testing.T) {
-	gold := openstack.ShareType{ID: "1", Name: "gold", ExtraSpecs: map[string]string{"driver_handles_share_servers": "False"}}
-	silver := openstack.ShareType{ID: "2", Name: "silver"}
+	gold := ShareType{ID: "1", Name: "gold", ExtraSpecs: map[string]string{"driver_handles_share_servers": "False"}}
+	silver := ShareType{ID: "2", Name: "silver"}
 	goldRenamed := gold
 	goldRenamed.Name = "gold2"
 	steps := []struct {
-		types         []openstack.ShareType
+		types         []ShareType
 		complete      bool
 		wantUnchanged bool
 	}{
-		{[]openstack.ShareType{gold, silver}, true, false}, // the first listing
-		{[]openstack.ShareType{gold, silver}, true, true},
-		{[]openstack.ShareType{gold, silver}, false, false}, // only public types this time
-		{[]openstack.ShareType{gold, silver}, false, true},
-		{[]openstack.ShareType{gold}, false, false},
-		{[]openstack.ShareType{goldRenamed}, false, false},
+		{[]ShareType{gold, silver}, true, false}, // the first listing
+		{[]ShareType{gold, silver}, true, true},
+		{[]ShareType{gold, silver}, false, false}, // only public types this time
+		{[]ShareType{gold, silver}, false, true},
+		{[]ShareType{gold}, false, false},
+		{[]ShareType{goldRenamed}, false, false},
 		{nil, false, false},
 		{nil, false, true},
 	}

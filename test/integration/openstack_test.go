@@ -7,6 +7,7 @@ import (
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
@@ -109,7 +110,7 @@ func createShareType(t *testing.T, spec framework.ShareTypeSpec) string {
 	return id
 }
 
-func findType(types []openstack.ShareType, id string) *openstack.ShareType {
+func findType(types []sharetypes.ShareType, id string) *sharetypes.ShareType {
 	for i := range types {
 		if types[i].ID == id {
 			return &types[i]

@@ -40,7 +40,7 @@ type Config struct {
 	// OpenStackTransport, if set, wraps the HTTP transport to Keystone and Manila.
 	OpenStackTransport func(http.RoundTripper) http.RoundTripper
 	// OnManilaFound runs after every poll that found Manila with share types; it must be idempotent.
-	OnManilaFound func(shareTypes []openstack.ShareType)
+	OnManilaFound func(shareTypes []sharetypes.ShareType)
 	// Listings receives every successful share-type listing, empty ones included.
 	Listings *sharetypes.Store
 	// OperatorConfig, if set, may override Schedule.Interval with its pollInterval.
@@ -326,7 +326,7 @@ const forbiddenRetry = 10
 
 // listShareTypes returns the share types and whether the listing is complete: a public-only listing
 // (credentials without the admin role, or a 403 on the full one) may lack private types that exist.
-func (c *Controller) listShareTypes(ctx context.Context, manila *gophercloud.ServiceClient) ([]openstack.ShareType, bool, error) {
+func (c *Controller) listShareTypes(ctx context.Context, manila *gophercloud.ServiceClient) ([]sharetypes.ShareType, bool, error) {
 	if admin, known := c.session.HasRole("admin"); known && !admin && !c.publicOnly {
 		// Manila answers is_public=all from a non-admin with the project's visible types, no error.
 		c.publicOnly = true
