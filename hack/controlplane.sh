@@ -65,25 +65,40 @@ func main() { etcdmain.Main(os.Args) }
 EOF
 }
 
+# scratch_module DIR TOOL: writes the scratch module for k8s.io/kubernetes/cmd/TOOL into DIR, enters it
+# and fetches TOOL at K8S_VERSION (the caller adds what else it needs, then runs tidy_module).
+scratch_module() {
+  local dir="$1" tool="$2"
+  command -v go >/dev/null || die "go not on PATH"
+  export GOFLAGS="${GOFLAGS:-} -mod=mod" GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
+  log "writing scratch module $dir (k8s.io/kubernetes v$K8S_VERSION, $tool)"
+  rm -rf "$dir"; mkdir -p "$dir"
+  write_build_module "$dir" "$tool"
+  cd "$dir"
+  go get "k8s.io/kubernetes/cmd/$tool@v${K8S_VERSION}" >/dev/null 2>go-get.log || { cat go-get.log >&2; die "go get failed"; }
+}
+
+tidy_module() { go mod tidy 2>>go-get.log || { cat go-get.log >&2; die "go mod tidy failed"; }; }
+
+# build_k8s_tool TOOL BIN_DIR: builds the fetched tool with the version variables set.
+build_k8s_tool() {
+  local t; t=$(now)
+  go build -ldflags "$(k8s_ldflags)" -o "$2/$1" "k8s.io/kubernetes/cmd/$1"
+  log "built $1 in $(since "$t")"
+  "$2/$1" --version >&2
+}
+
 cmd_build() ( # subshell: cd + GOFLAGS stay local
   local bin="${1:?usage: build BIN_DIR}" dir="${BUILD_DIR:-${TMPDIR:-/tmp}/controlplane-build-${K8S_VERSION}}" t
   mkdir -p "$bin"; bin="$(cd "$bin" && pwd)"
-  command -v go >/dev/null || die "go not on PATH"
-  export GOFLAGS="${GOFLAGS:-} -mod=mod" GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
-  t=$(now); log "writing scratch module $dir (k8s.io/kubernetes v$K8S_VERSION)"
-  rm -rf "$dir"; mkdir -p "$dir"
-  write_build_module "$dir" kube-apiserver
+  t=$(now); scratch_module "$dir" kube-apiserver
   write_etcd_main "$dir"
-  cd "$dir"
-  go get "k8s.io/kubernetes/cmd/kube-apiserver@v${K8S_VERSION}" >/dev/null 2>go-get.log || { cat go-get.log >&2; die "go get failed"; }
   if [ -n "$ETCD_VERSION" ]; then go get "go.etcd.io/etcd/server/v3@${ETCD_VERSION}" 2>>go-get.log; fi
-  go mod tidy 2>>go-get.log || { cat go-get.log >&2; die "go mod tidy failed"; }
+  tidy_module
   log "modules resolved+downloaded in $(since "$t")"
-  t=$(now); go build -ldflags "$(k8s_ldflags)" -o "$bin/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver
-  log "built kube-apiserver in $(since "$t")"
+  build_k8s_tool kube-apiserver "$bin"
   t=$(now); go build -ldflags "-s -w" -o "$bin/etcd" ./cmd/etcd
   log "built etcd in $(since "$t")"
-  "$bin/kube-apiserver" --version >&2
   "$bin/etcd" --version 2>&1 | sed -n 1p >&2
 )
 
@@ -98,18 +113,10 @@ k8s_ldflags() {
 cmd_build-controller-manager() ( # subshell: cd + GOFLAGS stay local
   local bin="${1:?usage: build-controller-manager BIN_DIR}" dir="${BUILD_DIR:-${TMPDIR:-/tmp}/kcm-build-${K8S_VERSION}}" t
   mkdir -p "$bin"; bin="$(cd "$bin" && pwd)"
-  command -v go >/dev/null || die "go not on PATH"
-  export GOFLAGS="${GOFLAGS:-} -mod=mod" GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
-  t=$(now); log "writing scratch module $dir (k8s.io/kubernetes v$K8S_VERSION, kube-controller-manager)"
-  rm -rf "$dir"; mkdir -p "$dir"
-  write_build_module "$dir" kube-controller-manager
-  cd "$dir"
-  go get "k8s.io/kubernetes/cmd/kube-controller-manager@v${K8S_VERSION}" >/dev/null 2>go-get.log || { cat go-get.log >&2; die "go get failed"; }
-  go mod tidy 2>>go-get.log || { cat go-get.log >&2; die "go mod tidy failed"; }
+  t=$(now); scratch_module "$dir" kube-controller-manager
+  tidy_module
   log "modules resolved+downloaded in $(since "$t")"
-  t=$(now); go build -ldflags "$(k8s_ldflags)" -o "$bin/kube-controller-manager" k8s.io/kubernetes/cmd/kube-controller-manager
-  log "built kube-controller-manager in $(since "$t")"
-  "$bin/kube-controller-manager" --version >&2
+  build_k8s_tool kube-controller-manager "$bin"
 )
 
 # ---------------------------------------------------------------- crds

@@ -108,12 +108,12 @@ func startBinary(t *testing.T, world *framework.World, bin, label string) (*exec
 	if extra := os.Getenv("BENCH_ENV"); extra != "" { // e.g. GODEBUG=gctrace=1, to look into a figure
 		cmd.Env = append(cmd.Env, strings.Fields(extra)...)
 	}
-	if err := cmd.Start(); err != nil {
+	process, err := framework.StartProcess(cmd)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return cmd, func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
+		process.Stop(30 * time.Second)
 		logFile.Close()
 		if keep := os.Getenv("BENCH_LOG_DIR"); keep != "" {
 			if b, err := os.ReadFile(logFile.Name()); err == nil {

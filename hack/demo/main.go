@@ -115,16 +115,15 @@ func run(t *testing.T) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case err := <-operator.exited:
-			return fmt.Errorf("the operator exited: %v; log: %s", err, operator.logPath)
+		case <-operator.Exited:
+			return fmt.Errorf("the operator exited: %v; log: %s", operator.Err, operator.logPath)
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
 }
 
 type operatorProcess struct {
-	cmd     *exec.Cmd
-	exited  chan error
+	*framework.Process
 	logPath string
 }
 
@@ -154,22 +153,16 @@ func startOperator(world *framework.World, bin string) (*operatorProcess, error)
 	for k, v := range framework.TestImages {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	if err := cmd.Start(); err != nil {
+	started, err := framework.StartProcess(cmd)
+	logFile.Close() // the child holds its own descriptor
+	if err != nil {
 		return nil, err
 	}
 	say("started %s start (pid %d), log in %s", filepath.Base(bin), cmd.Process.Pid, logPath)
-	p := &operatorProcess{cmd: cmd, exited: make(chan error, 1), logPath: logPath}
-	go func() { p.exited <- cmd.Wait(); logFile.Close() }()
-	return p, nil
+	return &operatorProcess{Process: started, logPath: logPath}, nil
 }
 
 func (p *operatorProcess) stop() {
 	say("stopping the operator")
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.exited:
-	case <-time.After(30 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.exited
-	}
+	p.Stop(30 * time.Second)
 }

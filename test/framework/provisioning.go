@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -56,9 +55,8 @@ type ProvisioningWorld struct {
 }
 
 type process struct {
-	name   string
-	cmd    *exec.Cmd
-	exited chan struct{}
+	name string
+	*Process
 }
 
 // StartProvisioning starts the provisioning world for the operator's current controller Deployment
@@ -187,12 +185,11 @@ func (p *ProvisioningWorld) start(t testing.TB, name, path string, args, env []s
 	defer f.Close()
 	cmd := exec.Command(path, args...)
 	cmd.Env, cmd.Stdout, cmd.Stderr, cmd.Dir = env, f, f, p.PodDir
-	if err := cmd.Start(); err != nil {
+	started, err := StartProcess(cmd)
+	if err != nil {
 		t.Fatalf("starting %s: %v", name, err)
 	}
-	proc := &process{name: name, cmd: cmd, exited: make(chan struct{})}
-	go func() { _ = cmd.Wait(); close(proc.exited) }()
-	p.procs = append(p.procs, proc)
+	p.procs = append(p.procs, &process{name: name, Process: started})
 	t.Logf("%s started (pid %d): %s", name, cmd.Process.Pid, strings.Join(args, " "))
 }
 
@@ -204,8 +201,8 @@ func (p *ProvisioningWorld) alive(t testing.TB, name string) {
 			continue
 		}
 		select {
-		case <-proc.exited:
-			t.Fatalf("%s exited (%v):\n%s", name, proc.cmd.ProcessState, p.Log(name, 40))
+		case <-proc.Exited:
+			t.Fatalf("%s exited (%v):\n%s", name, proc.Cmd.ProcessState, p.Log(name, 40))
 		default:
 		}
 	}
@@ -247,13 +244,7 @@ func (p *ProvisioningWorld) Log(name string, lines int) string {
 func (p *ProvisioningWorld) Stop(t testing.TB) {
 	for i := len(p.procs) - 1; i >= 0; i-- {
 		proc := p.procs[i]
-		_ = proc.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-proc.exited:
-		case <-time.After(10 * time.Second):
-			_ = proc.cmd.Process.Kill()
-			<-proc.exited
-		}
+		proc.Stop(10 * time.Second)
 		if t.Failed() {
 			t.Logf("%s log (last 60 lines):\n%s", proc.name, p.Log(proc.name, 60))
 		}
