@@ -61,6 +61,7 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, metricsCertSecret, operandSecrets),
 		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, operandSecrets),
 		replicasHook,
+		hooks.Topology{Config: mounts.Config}.Deployment(),
 		hooks.DeploymentNoPlaceholders,
 	}
 	controllerMounts, mountInformers := mounts.Deployment(extramounts.ControllerTarget)
@@ -79,7 +80,8 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 		}, more...), slices.Concat(workloadInformers, mountInformers)
 	}
 	nodeHooks, nodeInformers := daemonSetHooks(extramounts.NodeTarget,
-		csidrivernodeservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, operandSecrets))
+		csidrivernodeservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, operandSecrets),
+		hooks.Topology{Config: mounts.Config}.DaemonSet())
 	nfsHooks, nfsInformers := daemonSetHooks(extramounts.NFSNodeTarget)
 
 	nodeManifest, err := render(assets.NodeDaemonSet)

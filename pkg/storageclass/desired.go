@@ -49,8 +49,10 @@ type Skipped struct {
 }
 
 // Owner is the share type an existing owned class was created for, from its annotations.
+// PerZone marks a per-zone class (topology.perZoneClasses), which never stands for the type's own.
 type Owner struct {
 	ID, Name string
+	PerZone  bool
 }
 
 // Desired returns the classes for the share types under the given settings. owned maps the names of
@@ -82,7 +84,7 @@ func Desired(types []sharetypes.ShareType, settings operatorconfig.StorageClasse
 	byID := map[string]string{}
 	ownerNames := map[string]string{}
 	for class, o := range owned {
-		if o.ID != "" {
+		if o.ID != "" && !o.PerZone {
 			byID[o.ID] = class
 		}
 		ownerNames[class] = o.Name

@@ -62,7 +62,8 @@ type Config struct {
 // retrying failures with a doubling delay.
 //
 // Publishes: every successful share-type listing to the sharetypes.Store, for the StorageClass
-// controller.
+// controller, with Manila's availability zones when the operator config sets topology.mode Zonal
+// (one more request per poll, none otherwise).
 //
 // Writes: conditions ManilaControllerDisabled (True with a reason when the catalog has no sharev2 or
 // Manila has no share types; removed when Manila is there) and ManilaControllerDegraded (True when polls
@@ -294,8 +295,12 @@ func (c *Controller) poll(ctx context.Context, in inputs) Observation {
 		}
 		return Observation{Outcome: PollFailed, Err: err}
 	}
+	zones, err := c.listZones(ctx, manila)
+	if err != nil {
+		return Observation{Outcome: PollFailed, Err: err}
+	}
 	if c.cfg.Listings != nil {
-		c.cfg.Listings.Publish(types, complete)
+		c.cfg.Listings.PublishWithZones(types, complete, zones)
 	}
 	if len(types) == 0 {
 		return Observation{Outcome: NoShareTypes}
@@ -304,6 +309,19 @@ func (c *Controller) poll(ctx context.Context, in inputs) Observation {
 		c.cfg.OnManilaFound(types)
 	}
 	return Observation{Outcome: ManilaFound, ShareTypes: len(types)}
+}
+
+// listZones lists Manila's availability zones when the operator config turns topology on, the one
+// extra request of such a poll; otherwise it asks nothing and returns nil. A failure fails the poll,
+// so classes are never planned against a zone list that is not known.
+func (c *Controller) listZones(ctx context.Context, manila *gophercloud.ServiceClient) ([]string, error) {
+	if c.cfg.OperatorConfig == nil {
+		return nil, nil
+	}
+	if cfg, _ := c.cfg.OperatorConfig.Current(); cfg == nil || !cfg.Topology.Zonal() {
+		return nil, nil
+	}
+	return openstack.ListAvailabilityZones(ctx, manila)
 }
 
 // sessionRefreshAfter is how many failed polls in a row make the next one log in again, re-reading the

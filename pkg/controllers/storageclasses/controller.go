@@ -153,10 +153,20 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		byName[sc.Name] = sc
 		if storageclass.Owned(sc) {
 			existing[sc.Name] = sc
-			owners[sc.Name] = storageclass.Owner{ID: sc.Annotations[storageclass.ShareTypeIDAnnotation], Name: sc.Annotations[storageclass.ShareTypeNameAnnotation]}
+			owners[sc.Name] = storageclass.Owner{ID: sc.Annotations[storageclass.ShareTypeIDAnnotation], Name: sc.Annotations[storageclass.ShareTypeNameAnnotation], PerZone: storageclass.PerZone(sc)}
 		}
 	}
 	wanted, skipped := storageclass.Desired(listing.Types, cfg.StorageClasses, owners)
+	var zones map[string]bool
+	if cfg.Topology.Zonal() && listing.Zones != nil {
+		var zoneSkipped []storageclass.Skipped
+		wanted, zoneSkipped = storageclass.Zonal(wanted, cfg.Topology, listing.Zones, owners)
+		skipped = append(skipped, zoneSkipped...)
+		zones = map[string]bool{}
+		for _, z := range listing.Zones {
+			zones[z] = true
+		}
+	}
 	notices := storageclass.ApplyDefault(wanted, all, cfg.StorageClasses.DefaultShareType)
 	for _, w := range wanted {
 		if sc, ok := byName[w.Class.Name]; ok {
@@ -168,7 +178,7 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		listed[st.ID] = true
 	}
 	if listing.Complete {
-		c.countAbsences(listing.Seq, existing, listed)
+		c.countAbsences(listing.Seq, existing, wanted, listed, zones)
 	} else {
 		// A partial listing proves no absence: every owned class counts as listed.
 		for _, sc := range existing {
@@ -179,7 +189,7 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	}
 
 	plan := storageclass.Plan(storageclass.Input{
-		State: state, Wanted: wanted, Existing: existing, Listed: listed,
+		State: state, Wanted: wanted, Existing: existing, Listed: listed, Zones: zones,
 		Absent: c.absent, PruneAfter: cfg.StorageClasses.PruneAfter(), Now: c.clock.Now(),
 	})
 	applyErr := c.apply(ctx, syncCtx.Recorder(), plan.Actions)
@@ -191,14 +201,19 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	return applyErr
 }
 
-// countAbsences advances, once per listing, how many listings in a row lacked each owned class's type.
-func (c *Controller) countAbsences(seq uint64, existing map[string]*storagev1.StorageClass, listed map[string]bool) {
+// countAbsences advances, once per listing, how many listings in a row lacked each owned class's type
+// (or, for a class limited to Manila zones, its zones).
+func (c *Controller) countAbsences(seq uint64, existing map[string]*storagev1.StorageClass, wanted []storageclass.Wanted, listed, zones map[string]bool) {
 	if seq == c.lastSeq {
 		return
 	}
 	c.lastSeq = seq
+	wantedNames := map[string]bool{}
+	for _, w := range wanted {
+		wantedNames[w.Class.Name] = true
+	}
 	for name, sc := range existing {
-		if !storageclass.Owned(sc) || listed[sc.Annotations[storageclass.ShareTypeIDAnnotation]] {
+		if !storageclass.Owned(sc) || wantedNames[name] || !storageclass.Gone(sc, listed, zones) {
 			delete(c.absent, name)
 			continue
 		}
@@ -313,6 +328,6 @@ func conditions(skipped []storageclass.Skipped, plan storageclass.Result) []v1he
 	}
 	return append(updates, v1helpers.UpdateConditionFn(operatorv1.OperatorCondition{
 		Type: ConditionStale, Status: operatorv1.ConditionTrue, Reason: "ShareTypesGone",
-		Message: "StorageClasses whose Manila share type no longer exists (kept for new claims; set storageClasses.prune to delete them): " + strings.Join(plan.Stale, ", "),
+		Message: "StorageClasses whose Manila share type (or availability zone) no longer exists (kept for new claims; set storageClasses.prune to delete them): " + strings.Join(plan.Stale, ", "),
 	}))
 }
