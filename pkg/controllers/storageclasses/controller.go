@@ -243,7 +243,7 @@ func (c *Controller) apply(ctx context.Context, recorder events.Recorder, action
 				_, err = api.Create(ctx, a.Class, metav1.CreateOptions{})
 			}
 			if err == nil {
-				recorder.Eventf("StorageClassRecreated", "Recreated StorageClass %s: its parameters, reclaimPolicy or volumeBindingMode changed, which a StorageClass cannot update in place; existing volumes are not affected", a.Class.Name)
+				recorder.Eventf("StorageClassRecreated", "Recreated StorageClass %s: its parameters, reclaimPolicy, volumeBindingMode or allowedTopologies changed, which a StorageClass cannot update in place; existing volumes are not affected", a.Class.Name)
 			}
 		case storageclass.Delete:
 			err = api.Delete(ctx, a.Class.Name, preconditions(a.Class))
