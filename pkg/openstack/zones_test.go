@@ -1,9 +1,14 @@
 package openstack
 
 import (
+	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"testing"
+
+	"github.com/gophercloud/gophercloud/v2"
 )
 
 func TestDecodeAvailabilityZones(t *testing.T) {
@@ -39,5 +44,27 @@ func TestSplitZones(t *testing.T) {
 		if got := splitZones(spec); !reflect.DeepEqual(got, want) {
 			t.Errorf("splitZones(%q) = %#v, want %#v", spec, got, want)
 		}
+	}
+}
+
+// One GET of /availability-zones at the operator's microversion (2.7 moved the resource there).
+func TestListAvailabilityZonesRequest(t *testing.T) {
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.Method+" "+r.URL.Path+" "+r.Header.Get("X-OpenStack-Manila-API-Version"))
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"availability_zones": [{"name": "b"}, {"name": "a"}]}`))
+	}))
+	defer srv.Close()
+	client := &gophercloud.ServiceClient{ProviderClient: &gophercloud.ProviderClient{HTTPClient: *srv.Client()}, Endpoint: srv.URL + "/v2/", Type: "sharev2"}
+	zones, err := ListAvailabilityZones(context.Background(), client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"a", "b"}; !reflect.DeepEqual(zones, want) {
+		t.Errorf("zones %v, want %v", zones, want)
+	}
+	if want := []string{"GET /v2/availability-zones " + ManilaMicroversion}; !reflect.DeepEqual(got, want) {
+		t.Errorf("requests %v, want %v", got, want)
 	}
 }
