@@ -185,16 +185,16 @@ topology:
 }
 
 // In the default mode a share type's availability_zones change nothing, and Manila's zones are never
-// asked for: a poll stays one Manila request.
-func TestTopologyNoneIgnoresZones(t *testing.T) {
-	registerZones(t, map[string]string{"topo-none-a": "topo-none-host@backend"})
-	counter := startZonalOperator(t, "", framework.ShareTypeSpec{Name: "topo-none", ExtraSpecs: map[string]string{"availability_zones": "topo-none-a"}})
-	world.WaitForStorageClass(t, "csi-manila-topo-none", func(sc *storagev1.StorageClass) error {
-		if got, want := classTopology(sc), (topologyOf{binding: storagev1.VolumeBindingImmediate}); !reflect.DeepEqual(got, want) {
-			return fmt.Errorf("topology %+v, want %+v", got, want)
-		}
-		return nil
-	})
+// asked for: a poll stays one Manila request. Turning Zonal on takes effect at once, not at the next
+// poll (the interval here is 10 minutes): the operator polls for the zones, and the class is recreated
+// with topology; turning it off recreates it without.
+func TestTopologyModeSwitch(t *testing.T) {
+	registerZones(t, map[string]string{"topo-switch-a": "topo-switch-host@backend"})
+	opts, counter := framework.OperatorOptions()
+	opts.PollInterval = 10 * time.Minute
+	startOperatorWith(t, opts, counter, "", framework.ShareTypeSpec{Name: "topo-switch", ExtraSpecs: map[string]string{"availability_zones": "topo-switch-a"}})
+	none := topologyOf{binding: storagev1.VolumeBindingImmediate}
+	waitForTopology(t, "csi-manila-topo-switch", none)
 	world.WaitForDaemonSet(t, framework.NodeDaemonSet, func(ds *appsv1.DaemonSet) error {
 		if driverHasTopology(ds.Spec.Template.Spec.Containers) == nil {
 			return fmt.Errorf("the node plugin runs with --with-topology in mode None")
@@ -206,6 +206,22 @@ func TestTopologyNoneIgnoresZones(t *testing.T) {
 			t.Errorf("mode None asked Manila for its zones: %s", r)
 		}
 	}
+
+	world.WriteOperatorConfig(t, "topology:\n  mode: Zonal\n")
+	waitForTopology(t, "csi-manila-topo-switch", topologyOf{binding: storagev1.VolumeBindingWaitForFirstConsumer, auto: "true", avail: "topo-switch-a", computeZones: []string{"topo-switch-a"}})
+	world.WaitForDaemonSet(t, framework.NodeDaemonSet, func(ds *appsv1.DaemonSet) error {
+		return driverHasTopology(ds.Spec.Template.Spec.Containers)
+	})
+	waitForEvent(t, "StorageClassRecreated", "csi-manila-topo-switch")
+
+	world.WriteOperatorConfig(t, "topology:\n  mode: None\n")
+	waitForTopology(t, "csi-manila-topo-switch", none)
+	world.WaitForDaemonSet(t, framework.NodeDaemonSet, func(ds *appsv1.DaemonSet) error {
+		if driverHasTopology(ds.Spec.Template.Spec.Containers) == nil {
+			return fmt.Errorf("the node plugin still runs with --with-topology")
+		}
+		return nil
+	})
 }
 
 func startZonalOperator(t *testing.T, config string, types ...framework.ShareTypeSpec) *framework.RequestCounter {

@@ -95,6 +95,8 @@ type Controller struct {
 	lastPoll       time.Time
 	scheduledWith  time.Duration
 	lastGoodCA     []byte
+	// zonesPolledAt is the listing after which a poll was made early for Manila's zones.
+	zonesPolledAt uint64
 }
 
 // NewController returns the factory controller; secretInformer and operatorConfigMaps must be scoped
@@ -165,10 +167,13 @@ func (c *Controller) pollIfDue(ctx context.Context) (Observation, bool) {
 	if c.failures == 0 && !c.lastPoll.IsZero() && c.schedule().Interval != c.scheduledWith {
 		c.scheduleNext() // the poll interval changed: the next poll follows the new one
 	}
-	if key == c.lastInputs && now.Before(c.nextPoll) {
+	zonesMissing := c.failures == 0 && c.zonesMissing()
+	if key == c.lastInputs && now.Before(c.nextPoll) && !zonesMissing {
 		return Observation{}, false
 	}
-	if key != c.lastInputs {
+	if zonesMissing {
+		klog.V(4).Infof("Polling OpenStack: topology.mode Zonal needs Manila's availability zones")
+	} else if key != c.lastInputs {
 		klog.V(4).Infof("Polling OpenStack: credentials or CA changed, or the ClusterCSIDriver became Managed")
 	} else {
 		klog.V(4).Infof("Polling OpenStack: poll interval elapsed")
@@ -309,6 +314,23 @@ func (c *Controller) poll(ctx context.Context, in inputs) Observation {
 		c.cfg.OnManilaFound(types)
 	}
 	return Observation{Outcome: ManilaFound, ShareTypes: len(types)}
+}
+
+// zonesMissing reports whether the operator config asks for topology and the latest listing came
+// without Manila's zones, as right after topology.mode turned Zonal: then the sync polls at once rather
+// than at the next interval, once per such listing (a poll that publishes nothing is not repeated
+// before its time) and never while polls are failing, which keep their backoff.
+func (c *Controller) zonesMissing() bool {
+	if c.cfg.OperatorConfig == nil || c.cfg.Listings == nil {
+		return false
+	}
+	cfg, _ := c.cfg.OperatorConfig.Current()
+	latest := c.cfg.Listings.Latest()
+	if cfg == nil || !cfg.Topology.Zonal() || latest == nil || latest.Zones != nil || latest.Seq == c.zonesPolledAt {
+		return false
+	}
+	c.zonesPolledAt = latest.Seq
+	return true
 }
 
 // listZones lists Manila's availability zones when the operator config turns topology on, the one

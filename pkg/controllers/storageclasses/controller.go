@@ -141,6 +141,9 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if listing == nil || cfg == nil {
 		return nil // no listing yet, or no valid configuration ever: change nothing
 	}
+	if cfg.Topology.Zonal() && listing.Zones == nil {
+		return nil // topology just turned on: the Manila controller polls for the zones at once
+	}
 	state := c.evaluator.GetStorageClassState(names.CSIDriverName)
 	all, err := c.classes.List(labels.Everything())
 	if err != nil {
@@ -158,7 +161,7 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	}
 	wanted, skipped := storageclass.Desired(listing.Types, cfg.StorageClasses, owners)
 	var zones map[string]bool
-	if cfg.Topology.Zonal() && listing.Zones != nil {
+	if cfg.Topology.Zonal() {
 		var zoneSkipped []storageclass.Skipped
 		wanted, zoneSkipped = storageclass.Zonal(wanted, cfg.Topology, listing.Zones, owners)
 		skipped = append(skipped, zoneSkipped...)
