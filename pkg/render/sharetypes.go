@@ -11,18 +11,18 @@ import (
 
 // shareTypeEntry is one share type of a --share-types file, YAML or JSON:
 //
-//	- name: gold            # required, as in Manila (case kept)
-//	  id: 0d4f2a7c-...      # optional; the class's share-type-id annotation
-//	  public: false         # optional, default true
-//	  extraSpecs:           # optional, values as Manila returns them
-//	    driver_handles_share_servers: "False"
-//	    storage_protocol: NFS
+//   - name: gold            # required, as in Manila (case kept)
+//     id: 0d4f2a7c-...      # optional; the class's share-type-id annotation
+//     public: false         # optional, default true
+//     extraSpecs:           # optional, values as Manila returns them
+//     driver_handles_share_servers: "False"
+//     storage_protocol: NFS
 type shareTypeEntry struct {
-	Name       string            `json:"name"`
-	ID         string            `json:"id,omitempty"`
-	Public     *bool             `json:"public,omitempty"`
-	Default    bool              `json:"default,omitempty"`
-	Extra      map[string]string `json:"extraSpecs,omitempty"`
+	Name        string            `json:"name"`
+	ID          string            `json:"id,omitempty"`
+	Public      *bool             `json:"public,omitempty"`
+	Default     bool              `json:"default,omitempty"`
+	Extra       map[string]string `json:"extraSpecs,omitempty"`
 	Description string            `json:"description,omitempty"`
 }
 
