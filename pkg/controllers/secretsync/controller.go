@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"time"
 
-	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/gophercloud/utils/v2/openstack/clientconfig"
+	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
