@@ -23,7 +23,6 @@ import (
 // csidrivernodeservicecontroller's getDaemonSet, whose own steps are not exported. Then the operator's
 // hooks (operator.NewWorkloadHooks), and the spec hash resourceapply adds when it applies.
 // TestWorkloadsMatchLibraryGo runs library-go's real controllers to keep these in step.
-// TestWorkloadsMatchLibraryGo runs the real controllers to keep these in step.
 
 func controllerDeployment(manifest []byte, spec *opv1.OperatorSpec, config configinformers.SharedInformerFactory, hooks []dc.DeploymentHookFunc) (*appsv1.Deployment, error) {
 	manifestHooks := []dc.ManifestHookFunc{
