@@ -120,6 +120,11 @@ func newRenderCommand(exit func(int)) *cobra.Command {
 				exit(render.ExitBadInput)
 				return nil
 			}
+			validate, err := operator.ConfigValidator()
+			if err != nil {
+				return err
+			}
+			o.ValidateConfig = validate
 			// library-go's hooks log as on a cluster; the command reports on its own.
 			klog.LogToStderr(false)
 			klog.SetOutput(io.Discard)

@@ -107,6 +107,8 @@ type Inputs struct {
 	// Clouds is the clouds.yaml text, nil without --clouds.
 	Clouds   []byte
 	CABundle []byte
+	// ConfigYAML is the --config text, nil without it.
+	ConfigYAML []byte
 	// Secrets are the credentials of clouds.yaml, which Scrub masks in any output.
 	Secrets    []string
 	cloudsFile string
@@ -142,11 +144,11 @@ func ReadInputs(o Options) (*Inputs, error) {
 		in.CABundle = caBundle
 	}
 	if o.ConfigFile != "" {
-		cfg, err := readConfig(o.ConfigFile, o.ValidateConfig)
+		cfg, data, err := readConfig(o.ConfigFile, o.ValidateConfig)
 		if err != nil {
 			return in, err
 		}
-		in.Facts.Config = *cfg
+		in.Facts.Config, in.ConfigYAML = *cfg, data
 	}
 	return in, nil
 }
@@ -195,19 +197,19 @@ func cloudNames(cloudsYAML []byte) []string {
 	return names
 }
 
-func readConfig(path string, validate func(*operatorconfig.Config) error) (*operatorconfig.Config, error) {
+func readConfig(path string, validate func(*operatorconfig.Config) error) (*operatorconfig.Config, []byte, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, inputError{"reading --config: " + err.Error()}
+		return nil, nil, inputError{"reading --config: " + err.Error()}
 	}
 	cfg, err := operatorconfig.Parse(data)
 	if err == nil && validate != nil {
 		err = validate(cfg)
 	}
 	if err != nil {
-		return nil, inputError{path + ": " + err.Error()}
+		return nil, nil, inputError{path + ": " + err.Error()}
 	}
-	return cfg, nil
+	return cfg, data, nil
 }
 
 // listShareTypes follows the operator's choice (pkg/controllers/manila): credentials without the

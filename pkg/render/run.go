@@ -38,13 +38,15 @@ type Options struct {
 	// Getenv reads the image variables; nil means the environment, then the operator's manifest.
 	Getenv  func(string) string
 	Timeout time.Duration
+	// ValidateConfig is the operator's check of a configuration beyond parsing (operator.ConfigValidator).
+	ValidateConfig func(*operatorconfig.Config) error
 }
 
 // Run renders and returns the exit code: 0 rendered, 1 the cloud could not be asked for its share
 // types, 2 bad input. The objects go to stdout, problems to stderr.
 func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 	in, err := checkcloud.ReadInputs(checkcloud.Options{CloudsFile: o.CloudsFile, Cloud: o.Cloud,
-		CACertFile: o.CACertFile, ConfigFile: o.ConfigFile, ValidateConfig: mustValidator()})
+		CACertFile: o.CACertFile, ConfigFile: o.ConfigFile, ValidateConfig: o.ValidateConfig})
 	fail := func(code int, format string, args ...any) int {
 		msg := fmt.Sprintf("render: "+format+"\n", args...)
 		var secrets []string
@@ -87,13 +89,7 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 		}
 		types = in.Facts.ShareTypes
 	}
-	var configYAML []byte
-	if o.ConfigFile != "" {
-		if configYAML, err = os.ReadFile(o.ConfigFile); err != nil {
-			return fail(ExitBadInput, "reading --config: %v", err)
-		}
-	}
-	result, err := Objects(Input{ShareTypes: types, Cloud: in.Facts.Cloud, CABundle: in.CABundle, ConfigYAML: configYAML,
+	result, err := Objects(Input{ShareTypes: types, Cloud: in.Facts.Cloud, CABundle: in.CABundle, ConfigYAML: in.ConfigYAML,
 		Assets: vars, ClusterID: o.ClusterID, ControlPlaneNodes: o.ControlPlaneNodes})
 	if err != nil {
 		return fail(ExitBadInput, "%v", err)
@@ -104,14 +100,6 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 	}
 	_, _ = stdout.Write(checkcloud.Scrub(out.Bytes(), in.Secrets))
 	return ExitOK
-}
-
-func mustValidator() func(*operatorconfig.Config) error {
-	validate, err := operator.ConfigValidator()
-	if err != nil {
-		panic(err) // embedded assets: caught by their golden tests
-	}
-	return validate
 }
 
 // manifestEnv reads an image variable from the environment, else from the operator's Deployment in
