@@ -114,6 +114,8 @@ func newRenderCommand(exit func(int)) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "render --clouds FILE | --share-types FILE [--config FILE] [--cloud openstack] [--cacert FILE]",
 		Short: "Print as YAML every object the operator would apply for a cloud or a list of share types, without a cluster",
+		// stdout is the YAML stream: a usage error must not write into it.
+		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				fmt.Fprintln(cmd.ErrOrStderr(), "render: no arguments are taken")
