@@ -85,7 +85,10 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 		}
 		if f := in.Facts; f.LoginErr != nil || f.ManilaErr != nil || f.ListErr != nil {
 			report := checkcloud.Build(f)
-			return fail(ExitCloudUnusable, "cannot list the share types: %s\nHint: %s", report.Problem, report.Hint)
+			if report.Hint != "" {
+				return fail(ExitCloudUnusable, "cannot list the share types: %s\nHint: %s", report.Problem, report.Hint)
+			}
+			return fail(ExitCloudUnusable, "cannot list the share types: %s", report.Problem)
 		}
 		types = in.Facts.ShareTypes
 	}
