@@ -55,7 +55,9 @@ const (
 // Policy: it writes nothing unless the ClusterCSIDriver is Managed. It never touches a class without
 // its owner label. It deletes its own classes only when
 // storageClassState is Removed, or when pruning is configured and the share type was absent from that
-// many successful listings in a row. A failed listing changes nothing.
+// many successful listings in a row. A failed listing changes nothing. A class follows its share type
+// by ID: a type renamed in Manila keeps its class, recreated under the same name with the new `type`
+// and a ShareTypeRenamed event, never marked stale.
 type Controller struct {
 	operatorClient v1helpers.OperatorClient
 	evaluator      *csistorageclasscontroller.StorageClassStateEvaluator
@@ -227,7 +229,10 @@ func (c *Controller) apply(ctx context.Context, recorder events.Recorder, action
 			if err == nil || apierrors.IsNotFound(err) {
 				_, err = api.Create(ctx, a.Class, metav1.CreateOptions{})
 			}
-			if err == nil {
+			if from, to, renamed := storageclass.Renamed(a); err == nil && renamed {
+				recorder.Eventf("ShareTypeRenamed", "Share type %s was renamed from %q to %q in Manila: recreated StorageClass %s (same name) with type=%s; existing volumes are not affected",
+					a.Class.Annotations[storageclass.ShareTypeIDAnnotation], from, to, a.Class.Name, to)
+			} else if err == nil {
 				recorder.Eventf("StorageClassRecreated", "Recreated StorageClass %s: its parameters, reclaimPolicy or volumeBindingMode changed, which a StorageClass cannot update in place; existing volumes are not affected", a.Class.Name)
 			}
 		case storageclass.Delete:
