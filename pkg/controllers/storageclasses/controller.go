@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
@@ -70,6 +71,7 @@ type Controller struct {
 	lastSeq  uint64
 	absent   map[string]int
 	reported map[string]bool
+	written  written
 	// counting is whether some owned class's share type is missing from listings (len(absent) > 0
 	// after the last sync), read by the listing subscription on the poller's goroutine.
 	counting atomic.Bool
@@ -101,6 +103,7 @@ func NewController(d Deps) factory.Controller {
 		clock:          d.Clock,
 		absent:         map[string]int{},
 		reported:       map[string]bool{},
+		written:        written{},
 	}
 	recorder := d.Recorder.WithComponentSuffix("storageclass-controller")
 	syncCtx := factory.NewSyncContext(ControllerName, recorder)
@@ -137,6 +140,11 @@ func ours(obj interface{}) bool {
 func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
 	if managed, err := guard.Managed(c.operatorClient); err != nil || !managed {
 		return err // Unmanaged and Removed: the admin owns the classes; not a single write
+	}
+	if c.written.pending(c.classes, c.clock.Now()) {
+		// The informer's event for the created class triggers the next sync; this one re-checks the timeout.
+		syncCtx.Queue().AddAfter(factory.DefaultQueueKey, time.Second)
+		return nil
 	}
 	listing := c.listings.Latest()
 	cfg, _ := c.config.Current()
@@ -215,8 +223,9 @@ func (c *Controller) apply(ctx context.Context, recorder events.Recorder, action
 		var err error
 		switch a.Kind {
 		case storageclass.Create:
-			_, err = api.Create(ctx, a.Class, metav1.CreateOptions{})
-			if err == nil {
+			var created *storagev1.StorageClass
+			if created, err = api.Create(ctx, a.Class, metav1.CreateOptions{}); err == nil {
+				c.written.record(created.Name, created.UID, c.clock.Now())
 				recorder.Eventf("StorageClassCreated", "Created StorageClass %s for share type %q", a.Class.Name, a.Class.Annotations[storageclass.ShareTypeNameAnnotation])
 			}
 		case storageclass.Update:
@@ -227,7 +236,10 @@ func (c *Controller) apply(ctx context.Context, recorder events.Recorder, action
 		case storageclass.Recreate:
 			err = api.Delete(ctx, a.Class.Name, preconditions(a.Existing))
 			if err == nil || apierrors.IsNotFound(err) {
-				_, err = api.Create(ctx, a.Class, metav1.CreateOptions{})
+				var created *storagev1.StorageClass
+				if created, err = api.Create(ctx, a.Class, metav1.CreateOptions{}); err == nil {
+					c.written.record(created.Name, created.UID, c.clock.Now())
+				}
 			}
 			if from, to, renamed := storageclass.Renamed(a); err == nil && renamed {
 				recorder.Eventf("ShareTypeRenamed", "Share type %s was renamed from %q to %q in Manila: recreated StorageClass %s (same name) with type=%s; existing volumes are not affected",
