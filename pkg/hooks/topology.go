@@ -29,6 +29,9 @@ type Topology struct {
 }
 
 func (t Topology) zonal() bool {
+	if t.Config == nil {
+		return false
+	}
 	cfg, _ := t.Config.Current()
 	return cfg != nil && cfg.Topology.Zonal()
 }
