@@ -206,7 +206,9 @@ func bearerToken(t *testing.T, namespace, name string, bound bool) string {
 		metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = kube.CoreV1().ServiceAccounts(namespace).Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = kube.CoreV1().ServiceAccounts(namespace).Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
 	if bound {
 		role := "manila-metrics-test-" + name
 		if _, err := kube.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{

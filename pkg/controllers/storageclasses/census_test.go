@@ -21,7 +21,7 @@ func TestCensus(t *testing.T) {
 	ceph := sharetypes.ShareType{ID: "c", Name: "ceph", ExtraSpecs: map[string]string{"storage_protocol": "CEPHFS"}}
 	dhss := sharetypes.ShareType{ID: "d", Name: "dhss", ExtraSpecs: map[string]string{"driver_handles_share_servers": "True"}}
 	gold := sharetypes.ShareType{ID: "g", Name: "gold"}
-	hashedGold := storageclass.ClassNames([]string{"gold"}, map[string]string{"csi-manila-gold": "old-gold"})["gold"]
+	hashedGold := storageclass.ClassNames([]string{"gold", "Gold"}, map[string]string{"csi-manila-gold": "Gold"})["gold"]
 	if hashedGold == "csi-manila-gold" {
 		t.Fatalf("no hashed name for gold")
 	}
