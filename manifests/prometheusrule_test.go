@@ -53,7 +53,7 @@ func prometheusRules(t *testing.T) map[string][]byte {
 // our own rules: every alert has a severity, a summary, a description and a runbook_url pointing at
 // a section of docs/runbooks.md, and reads only metrics the operator exports.
 func TestPrometheusRulesParse(t *testing.T) {
-	runbooks := runbookAnchors(t)
+	runbooks := runbookSections(t)
 	alerts := 0
 	for name, data := range prometheusRules(t) {
 		groups, errs := rulefmt.Parse(data, false, model.UTF8Validation)
@@ -89,8 +89,14 @@ func TestPrometheusRulesParse(t *testing.T) {
 					}
 				}
 				anchor, ok := strings.CutPrefix(r.Annotations["runbook_url"], runbookURL)
-				if !ok || !runbooks[anchor] {
+				section, found := runbooks[anchor]
+				if !ok || !found {
 					t.Errorf("%s: runbook_url %q is not a section of docs/runbooks.md (%s...)", where, r.Annotations["runbook_url"], runbookURL)
+				}
+				for _, part := range []string{"**Meaning.**", "**Impact.**", "**Diagnosis.**", "**Mitigation.**", "check-cloud"} {
+					if found && !strings.Contains(section, part) {
+						t.Errorf("%s: its runbook section lacks %s", where, part)
+					}
 				}
 				if anchor != strings.ToLower(r.Alert) {
 					t.Errorf("%s: runbook section %q, want %q (the alert's name)", where, anchor, strings.ToLower(r.Alert))
@@ -130,20 +136,28 @@ func selectedMetrics(expr parser.Expr) []string {
 	return out
 }
 
-var heading = regexp.MustCompile(`(?m)^#{2,3} +(.+?)\s*$`)
+var (
+	heading     = regexp.MustCompile(`(?m)^## +(.+?)\s*$`)
+	notInAnchor = regexp.MustCompile(`[^a-z0-9 _-]`)
+)
 
-// runbookAnchors returns the GitHub anchors of docs/runbooks.md's sections.
-func runbookAnchors(t *testing.T) map[string]bool {
+// runbookSections returns docs/runbooks.md's "## " sections by their GitHub anchor.
+func runbookSections(t *testing.T) map[string]string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "docs", "runbooks.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]bool{}
-	for _, m := range heading.FindAllStringSubmatch(string(data), -1) {
-		anchor := strings.ToLower(m[1])
-		anchor = regexp.MustCompile(`[^a-z0-9 _-]`).ReplaceAllString(anchor, "")
-		out[strings.ReplaceAll(anchor, " ", "-")] = true
+	text := string(data)
+	out := map[string]string{}
+	matches := heading.FindAllStringSubmatchIndex(text, -1)
+	for i, m := range matches {
+		end := len(text)
+		if i+1 < len(matches) {
+			end = matches[i+1][0]
+		}
+		anchor := notInAnchor.ReplaceAllString(strings.ToLower(text[m[2]:m[3]]), "")
+		out[strings.ReplaceAll(anchor, " ", "-")] = text[m[1]:end]
 	}
 	return out
 }
