@@ -37,7 +37,8 @@ const metricsService = "manila-csi-driver-operator-metrics"
 // The operator binary as deployed serves its metrics over TLS with the certificate service-ca issued
 // for its Service, to clients that Kubernetes authenticates (TokenReview) and authorizes
 // (SubjectAccessReview) for GET /metrics; the figures follow the world: share types created in
-// Manila, requests with their status codes, successful polls, a foreign class, the config's validity.
+// Manila, requests with their status codes, successful and failed polls (Manila down and back), a
+// foreign class, the config's validity.
 func TestMetricsFollowTheWorld(t *testing.T) {
 	ctx := context.Background()
 	world.ResetOperand(t)
@@ -138,6 +139,50 @@ func TestMetricsFollowTheWorld(t *testing.T) {
 		t.Errorf("%v successful polls timed, want at least 2", got)
 	}
 	checkBoundedLabels(t, later)
+
+	// Manila down: polls fail, its requests are counted without a status code, and the last
+	// successful poll stands still; back up, it advances again.
+	failures := later.value(metrics.Namespace+"_poll_duration_seconds", map[string]string{"result": metrics.PollFailure})
+	manilaUp := false
+	if err := world.OpenStack.StopManila(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if !manilaUp {
+			if err := world.OpenStack.StartManila(); err != nil {
+				t.Errorf("restarting Manila: %v", err)
+			}
+		}
+	})
+	down := prometheus.waitFor(t, "failed polls and unanswered Manila requests counted", func(m scrape) error {
+		failed := m.value(metrics.Namespace+"_poll_duration_seconds", map[string]string{"result": metrics.PollFailure})
+		unanswered := m.value(metrics.Namespace+"_openstack_requests_total", map[string]string{"service": metrics.ServiceManila, "code": "error"})
+		if failed < failures+2 || unanswered < 1 {
+			return fmt.Errorf("%v failed polls (want at least %v), %v unanswered Manila requests", failed, failures+2, unanswered)
+		}
+		return nil
+	})
+	stalled := down.value(metrics.Namespace+"_last_successful_poll_timestamp_seconds", nil)
+	downFailures := down.value(metrics.Namespace+"_poll_duration_seconds", map[string]string{"result": metrics.PollFailure})
+	prometheus.waitFor(t, "another failed poll, the last successful one unchanged", func(m scrape) error {
+		if got := m.value(metrics.Namespace+"_poll_duration_seconds", map[string]string{"result": metrics.PollFailure}); got <= downFailures {
+			return fmt.Errorf("%v failed polls", got)
+		}
+		if got := m.value(metrics.Namespace+"_last_successful_poll_timestamp_seconds", nil); got != stalled {
+			t.Errorf("the last successful poll moved from %v to %v while Manila was down", stalled, got)
+		}
+		return nil
+	})
+	if err := world.OpenStack.StartManila(); err != nil {
+		t.Fatal(err)
+	}
+	manilaUp = true
+	prometheus.waitFor(t, "a successful poll after Manila is back", func(m scrape) error {
+		if got := m.value(metrics.Namespace+"_last_successful_poll_timestamp_seconds", nil); got <= stalled {
+			return fmt.Errorf("last successful poll still %v", got)
+		}
+		return nil
+	})
 
 	// An invalid operator config reads 0 until it is fixed.
 	if got := later.value(metrics.Namespace+"_config_valid", nil); got != 1 {
