@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
@@ -56,7 +57,9 @@ const (
 // Policy: it writes nothing unless the ClusterCSIDriver is Managed. It never touches a class without
 // its owner label. It deletes its own classes only when
 // storageClassState is Removed, or when pruning is configured and the share type was absent from that
-// many successful listings in a row. A failed listing changes nothing.
+// many successful listings in a row. A failed listing changes nothing. A class follows its share type
+// by ID: a type renamed in Manila keeps its class, recreated under the same name with the new `type`
+// and a ShareTypeRenamed event, never marked stale.
 type Controller struct {
 	operatorClient v1helpers.OperatorClient
 	evaluator      *csistorageclasscontroller.StorageClassStateEvaluator
@@ -69,6 +72,7 @@ type Controller struct {
 	lastSeq  uint64
 	absent   map[string]int
 	reported map[string]bool
+	written  written
 	// counting is whether some owned class's share type is missing from listings (len(absent) > 0
 	// after the last sync), read by the listing subscription on the poller's goroutine.
 	counting atomic.Bool
@@ -100,6 +104,7 @@ func NewController(d Deps) factory.Controller {
 		clock:          d.Clock,
 		absent:         map[string]int{},
 		reported:       map[string]bool{},
+		written:        written{},
 	}
 	recorder := d.Recorder.WithComponentSuffix("storageclass-controller")
 	syncCtx := factory.NewSyncContext(ControllerName, recorder)
@@ -136,6 +141,11 @@ func ours(obj interface{}) bool {
 func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
 	if managed, err := guard.Managed(c.operatorClient); err != nil || !managed {
 		return err // Unmanaged and Removed: the admin owns the classes; not a single write
+	}
+	if c.written.pending(c.classes, c.clock.Now()) {
+		// The informer's event for the created class triggers the next sync; this one re-checks the timeout.
+		syncCtx.Queue().AddAfter(factory.DefaultQueueKey, time.Second)
+		return nil
 	}
 	listing := c.listings.Latest()
 	cfg, _ := c.config.Current()
@@ -215,8 +225,9 @@ func (c *Controller) apply(ctx context.Context, recorder events.Recorder, action
 		var err error
 		switch a.Kind {
 		case storageclass.Create:
-			_, err = api.Create(ctx, a.Class, metav1.CreateOptions{})
-			if err == nil {
+			var created *storagev1.StorageClass
+			if created, err = api.Create(ctx, a.Class, metav1.CreateOptions{}); err == nil {
+				c.written.record(created.Name, created.UID, c.clock.Now())
 				recorder.Eventf("StorageClassCreated", "Created StorageClass %s for share type %q", a.Class.Name, a.Class.Annotations[storageclass.ShareTypeNameAnnotation])
 			}
 		case storageclass.Update:
@@ -227,9 +238,15 @@ func (c *Controller) apply(ctx context.Context, recorder events.Recorder, action
 		case storageclass.Recreate:
 			err = api.Delete(ctx, a.Class.Name, preconditions(a.Existing))
 			if err == nil || apierrors.IsNotFound(err) {
-				_, err = api.Create(ctx, a.Class, metav1.CreateOptions{})
+				var created *storagev1.StorageClass
+				if created, err = api.Create(ctx, a.Class, metav1.CreateOptions{}); err == nil {
+					c.written.record(created.Name, created.UID, c.clock.Now())
+				}
 			}
-			if err == nil {
+			if from, to, renamed := storageclass.Renamed(a); err == nil && renamed {
+				recorder.Eventf("ShareTypeRenamed", "Share type %s was renamed from %q to %q in Manila: recreated StorageClass %s (same name) with type=%s; existing volumes are not affected",
+					a.Class.Annotations[storageclass.ShareTypeIDAnnotation], from, to, a.Class.Name, to)
+			} else if err == nil {
 				recorder.Eventf("StorageClassRecreated", "Recreated StorageClass %s: its parameters, reclaimPolicy or volumeBindingMode changed, which a StorageClass cannot update in place; existing volumes are not affected", a.Class.Name)
 			}
 		case storageclass.Delete:
