@@ -27,6 +27,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/guard"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/metrics"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
@@ -51,7 +52,7 @@ const (
 //
 // Writes: StorageClasses (only differences, compared through the informer cache, so a poll that
 // changes nothing writes nothing), conditions StorageClassControllerDegraded and
-// StorageClassControllerStale, and events.
+// StorageClassControllerStale, events, and metric storage_classes (classes by state).
 //
 // Policy: it writes nothing unless the ClusterCSIDriver is Managed. It never touches a class without
 // its owner label. It deletes its own classes only when
@@ -208,6 +209,7 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	applyErr := c.apply(ctx, syncCtx.Recorder(), plan.Actions)
 	c.counting.Store(len(c.absent) > 0)
 	c.reportOnce(syncCtx.Recorder(), skipped, plan.Conflicts, notices)
+	metrics.SetClasses(census(state, len(wanted), skipped, plan))
 	if _, _, err := v1helpers.UpdateStatus(ctx, c.operatorClient, conditions(skipped, plan)...); err != nil {
 		return errors.Join(applyErr, err)
 	}
