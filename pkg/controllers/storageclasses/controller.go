@@ -26,6 +26,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/guard"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
@@ -46,16 +47,20 @@ const (
 //
 // Watches: each successful share-type listing of the Manila controller (no OpenStack request of its
 // own), StorageClasses named csi-manila-* or carrying its owner label, the operator ConfigMap and the
-// ClusterCSIDriver (spec.storageClassState).
+// ClusterCSIDriver (spec.storageClassState); for nfs-shareClient: machineNetwork, ConfigMap
+// kube-system/cluster-config-v1 and the Nodes' InternalIP addresses (only changes of those).
 //
 // Writes: StorageClasses (only differences, compared through the informer cache, so a poll that
-// changes nothing writes nothing), conditions StorageClassControllerDegraded and
-// StorageClassControllerStale, and events.
+// changes nothing writes nothing), conditions StorageClassControllerDegraded,
+// StorageClassControllerStale, StorageClassControllerProgressing and
+// StorageClassControllerOpenNFSAccess, and events.
 //
 // Policy: it writes nothing unless the ClusterCSIDriver is Managed. It never touches a class without
 // its owner label. It deletes its own classes only when
 // storageClassState is Removed, or when pruning is configured and the share type was absent from that
-// many successful listings in a row. A failed listing changes nothing.
+// many successful listings in a row. A failed listing changes nothing. A class whose nfs-shareClient
+// names machineNetwork while the machine network is not known is neither created nor updated; when
+// it changes, the classes are recreated with the new list (parameters are immutable).
 type Controller struct {
 	operatorClient v1helpers.OperatorClient
 	evaluator      *csistorageclasscontroller.StorageClassStateEvaluator
@@ -64,6 +69,7 @@ type Controller struct {
 	listings       *sharetypes.Store
 	config         *operatorconfig.Source
 	clock          clock.PassiveClock
+	machineNetwork machineNetworkInputs
 
 	lastSeq  uint64
 	absent   map[string]int
@@ -85,6 +91,10 @@ type Deps struct {
 	Config                   *operatorconfig.Source
 	Recorder                 events.Recorder
 	Clock                    clock.PassiveClock
+
+	// InstallConfig holds ConfigMap kube-system/cluster-config-v1 only; Nodes every Node.
+	InstallConfig corev1informers.ConfigMapInformer
+	Nodes         corev1informers.NodeInformer
 }
 
 // NewController returns the factory controller, triggered also by every published listing.
@@ -99,6 +109,11 @@ func NewController(d Deps) factory.Controller {
 		clock:          d.Clock,
 		absent:         map[string]int{},
 		reported:       map[string]bool{},
+
+		machineNetwork: machineNetworkInputs{
+			installConfig: d.InstallConfig.Lister().ConfigMaps(machinenetwork.InstallConfigNamespace),
+			nodes:         d.Nodes.Lister(),
+		},
 	}
 	recorder := d.Recorder.WithComponentSuffix("storageclass-controller")
 	syncCtx := factory.NewSyncContext(ControllerName, recorder)
@@ -112,7 +127,8 @@ func NewController(d Deps) factory.Controller {
 		WithSync(guard.Sync(ControllerName, d.OperatorClient, c.sync)).
 		WithFilteredEventsInformers(ours, d.StorageClasses.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(operatorconfig.ConfigMapName), d.ConfigMaps.Informer()).
-		WithInformers(d.ClusterCSIDriverInformer).
+		WithInformers(d.ClusterCSIDriverInformer, d.InstallConfig.Informer(),
+			addressEvents{informer: d.Nodes.Informer(), wanted: c.usesMachineNetwork}).
 		ToController(ControllerName, recorder)
 }
 
@@ -156,8 +172,19 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 			owners[sc.Name] = storageclass.Owner{ID: sc.Annotations[storageclass.ShareTypeIDAnnotation], Name: sc.Annotations[storageclass.ShareTypeNameAnnotation]}
 		}
 	}
-	wanted, skipped := storageclass.Desired(listing.Types, cfg.StorageClasses, owners)
+	settings, resolution, err := c.resolveShareClients(cfg.StorageClasses)
+	if err != nil {
+		return err
+	}
+	wanted, skipped := storageclass.Desired(listing.Types, settings, owners)
 	notices := storageclass.ApplyDefault(wanted, all, cfg.StorageClasses.DefaultShareType)
+	access := nfsAccess{resolution: resolution}
+	wanted, access.held = storageclass.HoldUnresolved(wanted)
+	if state != operatorv1.RemovedStorageClass {
+		access.open = storageclass.OpenToAnyHost(wanted)
+	} else {
+		access.held = nil // no class is written anyway
+	}
 	for _, w := range wanted {
 		if sc, ok := byName[w.Class.Name]; ok {
 			existing[sc.Name] = sc
@@ -184,8 +211,8 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	})
 	applyErr := c.apply(ctx, syncCtx.Recorder(), plan.Actions)
 	c.counting.Store(len(c.absent) > 0)
-	c.reportOnce(syncCtx.Recorder(), skipped, plan.Conflicts, notices)
-	if _, _, err := v1helpers.UpdateStatus(ctx, c.operatorClient, conditions(skipped, plan)...); err != nil {
+	c.reportOnce(syncCtx.Recorder(), skipped, plan.Conflicts, notices, accessEvents(access))
+	if _, _, err := v1helpers.UpdateStatus(ctx, c.operatorClient, append(conditions(skipped, plan), accessConditions(access)...)...); err != nil {
 		return errors.Join(applyErr, err)
 	}
 	return applyErr
@@ -257,7 +284,7 @@ func preconditions(seen *storagev1.StorageClass) metav1.DeleteOptions {
 
 // reportOnce sends one event per skipped share type, per conflicting class and per default-class
 // notice while they last.
-func (c *Controller) reportOnce(recorder events.Recorder, skipped []storageclass.Skipped, conflicts, notices []string) {
+func (c *Controller) reportOnce(recorder events.Recorder, skipped []storageclass.Skipped, conflicts, notices []string, more []event) {
 	current := map[string]bool{}
 	for _, s := range skipped {
 		key := "skip/" + s.ShareType.ID + "/" + s.Reason
@@ -278,6 +305,13 @@ func (c *Controller) reportOnce(recorder events.Recorder, skipped []storageclass
 		current[key] = true
 		if !c.reported[key] {
 			recorder.Warningf("DefaultStorageClass", "%s", notice)
+		}
+	}
+	for _, e := range more {
+		key := "event/" + e.reason + "/" + e.message
+		current[key] = true
+		if !c.reported[key] {
+			e.send(recorder)
 		}
 	}
 	c.reported = current
