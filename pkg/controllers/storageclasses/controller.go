@@ -128,7 +128,7 @@ func NewController(d Deps) factory.Controller {
 		WithFilteredEventsInformers(ours, d.StorageClasses.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(operatorconfig.ConfigMapName), d.ConfigMaps.Informer()).
 		WithInformers(d.ClusterCSIDriverInformer, d.InstallConfig.Informer(),
-			addressEvents{informer: d.Nodes.Informer(), wanted: c.usesMachineNetwork}).
+			&addressEvents{informer: d.Nodes.Informer(), wanted: c.usesMachineNetwork}).
 		ToController(ControllerName, recorder)
 }
 

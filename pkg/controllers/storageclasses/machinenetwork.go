@@ -38,17 +38,18 @@ func (m machineNetworkInputs) resolve() (machinenetwork.Resolution, error) {
 
 // addressEvents passes on the Node events that can change the machine network, and only while the
 // config asks for it: a node added or deleted, or its InternalIP addresses changed. The status
-// updates and resyncs of a cluster's nodes never re-run the sync.
+// updates and resyncs of a cluster's nodes never re-run the sync. Used by pointer: library-go keys
+// its informers in a map, and a struct holding a func cannot be a key.
 type addressEvents struct {
 	informer cache.SharedIndexInformer
 	wanted   func() bool
 }
 
-func (a addressEvents) AddEventHandler(h cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
+func (a *addressEvents) AddEventHandler(h cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
 	return a.informer.AddEventHandler(addressFilter{wanted: a.wanted, next: h})
 }
 
-func (a addressEvents) HasSynced() bool { return a.informer.HasSynced() }
+func (a *addressEvents) HasSynced() bool { return a.informer.HasSynced() }
 
 type addressFilter struct {
 	wanted func() bool
