@@ -282,8 +282,8 @@ func preconditions(seen *storagev1.StorageClass) metav1.DeleteOptions {
 	return metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid, ResourceVersion: &rv}}
 }
 
-// reportOnce sends one event per skipped share type, per conflicting class and per default-class
-// notice while they last.
+// reportOnce sends one event per skipped share type, per conflicting class, per default-class
+// notice and per NFS access finding (more) while they last.
 func (c *Controller) reportOnce(recorder events.Recorder, skipped []storageclass.Skipped, conflicts, notices []string, more []event) {
 	current := map[string]bool{}
 	for _, s := range skipped {

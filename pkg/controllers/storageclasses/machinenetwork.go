@@ -65,7 +65,8 @@ func (f addressFilter) OnAdd(obj any, initial bool) {
 func (f addressFilter) OnUpdate(old, updated any) {
 	o, ok1 := old.(*corev1.Node)
 	n, ok2 := updated.(*corev1.Node)
-	if f.wanted() && (!ok1 || !ok2 || !slices.Equal(machinenetwork.NodeInternalIPs(o), machinenetwork.NodeInternalIPs(n))) {
+	changed := !ok1 || !ok2 || !slices.Equal(machinenetwork.NodeInternalIPs(o), machinenetwork.NodeInternalIPs(n))
+	if changed && f.wanted() {
 		f.next.OnUpdate(old, updated)
 	}
 }

@@ -19,7 +19,9 @@ func TestAddressFilter(t *testing.T) {
 	node := func(rv string, addrs ...corev1.NodeAddress) *corev1.Node {
 		return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", ResourceVersion: rv}, Status: corev1.NodeStatus{Addresses: addrs}}
 	}
-	internal := func(ip string) corev1.NodeAddress { return corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: ip} }
+	internal := func(ip string) corev1.NodeAddress {
+		return corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: ip}
+	}
 	host := corev1.NodeAddress{Type: corev1.NodeHostName, Address: "n"}
 	var seen []string
 	wanted := true
