@@ -4,10 +4,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
 	"k8s.io/component-base/cli"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
@@ -16,6 +18,7 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operator"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/render"
 	// Before anything creates a work queue: queues without metrics goroutines (see the package).
 	_ "github.com/manila-csi/manila-csi-driver-operator/pkg/queuemetrics"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/version"
@@ -34,7 +37,7 @@ func newRootCommand() *cobra.Command {
 			os.Exit(1)
 		},
 	}
-	root.AddCommand(newStartCommand(), newVersionCommand(), newCheckCloudCommand(os.Exit))
+	root.AddCommand(newStartCommand(), newVersionCommand(), newCheckCloudCommand(os.Exit), newRenderCommand(os.Exit))
 	return root
 }
 
@@ -99,6 +102,49 @@ func newCheckCloudCommand(exit func(int)) *cobra.Command {
 	cmd.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "check-cloud: %v\n", err)
 		exit(checkcloud.ExitBadInput)
+		return err
+	})
+	return cmd
+}
+
+// newRenderCommand runs render and ends the process with its exit code (0 rendered, 1 OpenStack
+// unusable, 2 bad input) through exit, which tests replace.
+func newRenderCommand(exit func(int)) *cobra.Command {
+	o := render.Options{Cloud: names.CloudName, ClusterID: "cluster", ControlPlaneNodes: 3}
+	cmd := &cobra.Command{
+		Use:   "render --clouds FILE | --share-types FILE [--config FILE] [--cloud openstack] [--cacert FILE]",
+		Short: "Print as YAML every object the operator would apply for a cloud or a list of share types, without a cluster",
+		// stdout is the YAML stream: a usage error must not write into it.
+		SilenceUsage: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				fmt.Fprintln(cmd.ErrOrStderr(), "render: no arguments are taken")
+				exit(render.ExitBadInput)
+				return nil
+			}
+			validate, err := operator.ConfigValidator()
+			if err != nil {
+				return err
+			}
+			o.ValidateConfig = validate
+			// library-go's hooks log as on a cluster; the command reports on its own.
+			klog.LogToStderr(false)
+			klog.SetOutput(io.Discard)
+			exit(render.Run(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.CloudsFile, "clouds", "", "clouds.yaml: lists the share types from its cloud (without --share-types) and fills the driver secret, redacted")
+	f.StringVar(&o.ShareTypesFile, "share-types", "", "YAML or JSON list of share types to render instead of asking Manila")
+	f.StringVar(&o.Cloud, "cloud", o.Cloud, "the cloud of clouds.yaml to use")
+	f.StringVar(&o.CACertFile, "cacert", "", "PEM CA bundle, as in cloud-provider-config's ca-bundle.pem")
+	f.StringVar(&o.ConfigFile, "config", "", "the operator's config.yaml, as in ConfigMap "+operatorconfig.ConfigMapName)
+	f.StringVar(&o.ClusterID, "cluster-id", o.ClusterID, "the cluster's infrastructure name (Infrastructure/cluster)")
+	f.IntVar(&o.ControlPlaneNodes, "control-plane-nodes", o.ControlPlaneNodes, "control-plane nodes of the cluster (the controller's replicas)")
+	cmd.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		fmt.Fprintf(cmd.ErrOrStderr(), "render: %v\n", err)
+		exit(render.ExitBadInput)
 		return err
 	})
 	return cmd

@@ -92,55 +92,93 @@ func gather(ctx context.Context, o Options) (Facts, []string, error) {
 	default:
 		return Facts{}, nil, inputError{fmt.Sprintf("unknown output format %q: use text, json or yaml", o.Output)}
 	}
-	clouds, err := os.ReadFile(o.CloudsFile)
+	in, err := ReadInputs(o)
 	if err != nil {
-		return Facts{}, nil, inputError{"reading --clouds: " + err.Error()}
+		return Facts{}, in.Secrets, err
 	}
-	cloud, err := openstack.ParseCloud(clouds, o.Cloud)
-	var fe *openstack.FieldError
-	if errors.As(err, &fe) && fe.Field == "clouds."+o.Cloud {
-		return Facts{}, nil, inputError{fmt.Sprintf("%s: %v (clouds in the file: %s)", o.CloudsFile, err, strings.Join(cloudNames(clouds), ", "))}
-	} else if err != nil {
-		return Facts{}, nil, inputError{o.CloudsFile + ": " + err.Error()}
+	err = in.AskCloud(ctx, o.Timeout)
+	return in.Facts, in.Secrets, err
+}
+
+// Inputs are the command's input files, read and checked: Facts holds the cloud and the operator
+// config, and AskCloud fills in what the cloud answers.
+type Inputs struct {
+	Facts Facts
+	// Clouds is the clouds.yaml text, nil without --clouds.
+	Clouds   []byte
+	CABundle []byte
+	// ConfigYAML is the --config text, nil without it.
+	ConfigYAML []byte
+	// Secrets are the credentials of clouds.yaml, which Scrub masks in any output.
+	Secrets    []string
+	cloudsFile string
+}
+
+// ReadInputs reads and checks --clouds (when given), --cacert and --config. Its errors are bad input.
+func ReadInputs(o Options) (*Inputs, error) {
+	in := &Inputs{Facts: Facts{CloudName: o.Cloud}, cloudsFile: o.CloudsFile}
+	if o.CloudsFile != "" {
+		clouds, err := os.ReadFile(o.CloudsFile)
+		if err != nil {
+			return in, inputError{"reading --clouds: " + err.Error()}
+		}
+		cloud, err := openstack.ParseCloud(clouds, o.Cloud)
+		var fe *openstack.FieldError
+		if errors.As(err, &fe) && fe.Field == "clouds."+o.Cloud {
+			return in, inputError{fmt.Sprintf("%s: %v (clouds in the file: %s)", o.CloudsFile, err, strings.Join(cloudNames(clouds), ", "))}
+		} else if err != nil {
+			return in, inputError{o.CloudsFile + ": " + err.Error()}
+		}
+		a := cloud.AuthInfo
+		in.Secrets = []string{a.Password, a.ApplicationCredentialSecret, a.Token}
+		in.Clouds, in.Facts.Cloud = clouds, cloud
 	}
-	a := cloud.AuthInfo
-	secrets := []string{a.Password, a.ApplicationCredentialSecret, a.Token}
-	facts := Facts{CloudName: o.Cloud, Cloud: cloud}
-	var caBundle []byte
 	if o.CACertFile != "" {
-		if caBundle, err = os.ReadFile(o.CACertFile); err != nil {
-			return Facts{}, secrets, inputError{"reading --cacert: " + err.Error()}
+		caBundle, err := os.ReadFile(o.CACertFile)
+		if err != nil {
+			return in, inputError{"reading --cacert: " + err.Error()}
 		}
 		if problem := openstack.CABundleProblem(caBundle, time.Now()); problem != "" {
-			return Facts{}, secrets, inputError{"--cacert " + o.CACertFile + " " + problem}
+			return in, inputError{"--cacert " + o.CACertFile + " " + problem}
 		}
+		in.CABundle = caBundle
 	}
 	if o.ConfigFile != "" {
-		cfg, err := readConfig(o.ConfigFile, o.ValidateConfig)
+		cfg, data, err := readConfig(o.ConfigFile, o.ValidateConfig)
 		if err != nil {
-			return Facts{}, secrets, err
+			return in, err
 		}
-		facts.Config = *cfg
+		in.Facts.Config, in.ConfigYAML = *cfg, data
 	}
+	return in, nil
+}
 
-	client, err := openstack.Connect(ctx, clouds, o.Cloud, openstack.Options{CABundle: caBundle, Timeout: o.Timeout})
+// AskCloud logs in with the clouds.yaml read and lists the share types, recording each step's
+// outcome in Facts. It returns an error only for bad input (a clouds.yaml the login cannot use).
+func (in *Inputs) AskCloud(ctx context.Context, timeout time.Duration) error {
+	facts := &in.Facts
+	client, err := openstack.Connect(ctx, in.Clouds, facts.CloudName, openstack.Options{CABundle: in.CABundle, Timeout: timeout})
 	if openstack.IsFieldError(err) && !errors.Is(err, openstack.ErrCredentialsRefused) {
-		return Facts{}, secrets, inputError{o.CloudsFile + ": " + err.Error()}
+		return inputError{in.cloudsFile + ": " + err.Error()}
 	} else if err != nil {
 		facts.LoginErr = err
-		return facts, secrets, nil
+		return nil
 	}
 	ep, err := client.ManilaEndpoint()
 	if err != nil {
 		facts.ManilaErr = err
-		return facts, secrets, nil
+		return nil
 	}
 	facts.Endpoint = &ep
 	facts.Roles, facts.RolesKnown = client.Roles()
 	manila, _ := client.Manila() // ManilaEndpoint found it
 	facts.ShareTypes, facts.PublicOnly, facts.ListErr = listShareTypes(ctx, client, manila)
-	return facts, secrets, nil
+	return nil
 }
+
+// Scrub masks the credentials of clouds.yaml in text: the last guard against a credential that an
+// OpenStack error message might echo.
+func Scrub(text []byte, secrets []string) []byte { return scrub(text, secrets) }
 
 // cloudNames lists the clouds of a clouds.yaml, for an admin who mistyped --cloud. Names are not
 // secret; nothing below them is read.
@@ -159,19 +197,19 @@ func cloudNames(cloudsYAML []byte) []string {
 	return names
 }
 
-func readConfig(path string, validate func(*operatorconfig.Config) error) (*operatorconfig.Config, error) {
+func readConfig(path string, validate func(*operatorconfig.Config) error) (*operatorconfig.Config, []byte, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, inputError{"reading --config: " + err.Error()}
+		return nil, nil, inputError{"reading --config: " + err.Error()}
 	}
 	cfg, err := operatorconfig.Parse(data)
 	if err == nil && validate != nil {
 		err = validate(cfg)
 	}
 	if err != nil {
-		return nil, inputError{path + ": " + err.Error()}
+		return nil, nil, inputError{path + ": " + err.Error()}
 	}
-	return cfg, nil
+	return cfg, data, nil
 }
 
 // listShareTypes follows the operator's choice (pkg/controllers/manila): credentials without the
@@ -187,4 +225,10 @@ func listShareTypes(ctx context.Context, client *openstack.Client, manila *gophe
 	}
 	types, err = openstack.ListShareTypes(ctx, manila, openstack.PublicShareTypes)
 	return types, "Manila refused the full listing (403)", err
+}
+
+// IsBadInput tells the errors of ReadInputs and AskCloud that are bad input (exit code 2).
+func IsBadInput(err error) bool {
+	var ie inputError
+	return errors.As(err, &ie)
 }

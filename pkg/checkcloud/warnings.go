@@ -8,6 +8,7 @@ import (
 	"github.com/gophercloud/utils/v2/openstack/clientconfig"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/extramounts"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 )
 
@@ -21,8 +22,8 @@ const shareClientParameter = "nfs-shareClient"
 // configWarnings are the risky settings of the input files, whatever the cloud answers.
 func configWarnings(cloud *clientconfig.Cloud, cfg operatorconfig.Config) []string {
 	var out []string
-	if cloud != nil && cloud.Verify != nil && !*cloud.Verify {
-		out = append(out, "clouds.yaml sets verify: false: the operator and the driver accept any certificate for Keystone and Manila, so whoever can intercept the traffic gets the credentials; pass the CA instead (cacert, or the cloud-provider-config CA bundle)")
+	if openstack.InsecureTLS(cloud) {
+		out = append(out, "clouds.yaml sets verify: false: "+openstack.InsecureTLSRisk)
 	}
 	for _, e := range cfg.MountEntries() {
 		for _, v := range e.Volumes {

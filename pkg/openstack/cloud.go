@@ -101,3 +101,11 @@ func IsFieldError(err error) bool {
 	var fe *FieldError
 	return errors.As(err, &fe)
 }
+
+// InsecureTLSRisk says why verify: false is dangerous and what to do instead.
+const InsecureTLSRisk = "the operator and the driver accept any certificate for Keystone and Manila, so whoever can intercept the traffic gets the credentials; pass the CA instead (cacert, or the cloud-provider-config CA bundle)"
+
+// InsecureTLS reports whether the cloud turns certificate verification off (verify: false).
+func InsecureTLS(cloud *clientconfig.Cloud) bool {
+	return cloud != nil && cloud.Verify != nil && !*cloud.Verify
+}

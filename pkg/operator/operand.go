@@ -16,7 +16,6 @@ import (
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/csi/csidrivercontrollerservicecontroller"
 	"github.com/openshift/library-go/pkg/operator/csi/csidrivernodeservicecontroller"
-	dc "github.com/openshift/library-go/pkg/operator/deploymentcontroller"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceread"
@@ -24,14 +23,11 @@ import (
 
 	"github.com/manila-csi/manila-csi-driver-operator/assets"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/workloadselector"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/extramounts"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
 
 const (
-	metricsCertSecret = "manila-csi-driver-controller-metrics-serving-cert"
-
 	snapshotClassCRD  = "volumesnapshotclasses.snapshot.storage.k8s.io"
 	serviceMonitorCRD = "servicemonitors.monitoring.coreos.com"
 )
@@ -54,34 +50,10 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 	operandInformers := c.kubeInformers.InformersFor(names.OperandNamespace)
 	operandConfigMaps, operandSecrets := operandInformers.Core().V1().ConfigMaps(), operandInformers.Core().V1().Secrets()
 
-	replicasHook, replicasInformers := hooks.ControlPlaneReplicas(c.kubeInformers.InformersFor("").Core().V1().Nodes())
-	deploymentHooks := []dc.DeploymentHookFunc{
-		csidrivercontrollerservicecontroller.WithObservedProxyDeploymentHook(),
-		csidrivercontrollerservicecontroller.WithCABundleDeploymentHook(names.OperandNamespace, hooks.TrustedCAConfigMap, operandConfigMaps),
-		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, metricsCertSecret, operandSecrets),
-		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, operandSecrets),
-		replicasHook,
-		hooks.DeploymentNoPlaceholders,
-	}
-	controllerMounts, mountInformers := mounts.Deployment(extramounts.ControllerTarget)
-	deploymentHooks = append(deploymentHooks, controllerMounts)
-	// Both workload kinds re-sync on the operand's ConfigMaps and Secrets (CA, hashes) and on their
-	// hooks' own informers.
-	workloadInformers := []factory.Informer{operandConfigMaps.Informer(), operandSecrets.Informer()}
-	deploymentInformers := slices.Concat(workloadInformers, mountInformers, replicasInformers)
-	daemonSetHooks := func(target extramounts.Target, more ...csidrivernodeservicecontroller.DaemonSetHookFunc) ([]csidrivernodeservicecontroller.DaemonSetHookFunc, []factory.Informer) {
-		mountHook, mountInformers := mounts.DaemonSet(target)
-		return append([]csidrivernodeservicecontroller.DaemonSetHookFunc{
-			csidrivernodeservicecontroller.WithObservedProxyDaemonSetHook(),
-			csidrivernodeservicecontroller.WithCABundleDaemonSetHook(names.OperandNamespace, hooks.TrustedCAConfigMap, operandConfigMaps),
-			mountHook,
-			hooks.DaemonSetNoPlaceholders,
-		}, more...), slices.Concat(workloadInformers, mountInformers)
-	}
-	nodeHooks, nodeInformers := daemonSetHooks(extramounts.NodeTarget,
-		csidrivernodeservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, operandSecrets))
-	nfsHooks, nfsInformers := daemonSetHooks(extramounts.NFSNodeTarget)
-
+	w := NewWorkloadHooks(WorkloadInputs{
+		OperandConfigMaps: operandConfigMaps, OperandSecrets: operandSecrets,
+		Nodes: c.kubeInformers.InformersFor("").Core().V1().Nodes(), Mounts: mounts,
+	})
 	nodeManifest, err := render(assets.NodeDaemonSet)
 	if err != nil {
 		panic(err)
@@ -99,17 +71,17 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 	deployments, daemonSets := operandInformers.Apps().V1().Deployments(), operandInformers.Apps().V1().DaemonSets()
 	controllerService := csidrivercontrollerservicecontroller.NewCSIDriverControllerServiceController("ManilaDriverControllerServiceController",
 		controllerManifest, recorder, c.operatorClient, c.kube, deployments, c.configInformer,
-		deploymentInformers, deploymentHooks...)
+		w.ControllerInformers, w.Controller...)
 	node := csidrivernodeservicecontroller.NewCSIDriverNodeServiceController("ManilaDriverNodeServiceController",
-		nodeManifest, recorder, c.operatorClient, c.kube, daemonSets, nodeInformers, nodeHooks...)
+		nodeManifest, recorder, c.operatorClient, c.kube, daemonSets, w.NodeInformers, w.Node...)
 	nfsNode := csidrivernodeservicecontroller.NewCSIDriverNodeServiceController("NFSDriverNodeServiceController",
-		nfsManifest, recorder, c.operatorClient, c.kube, daemonSets, nfsInformers, nfsHooks...)
+		nfsManifest, recorder, c.operatorClient, c.kube, daemonSets, w.NFSNodeInformers, w.NFSNode...)
 	// The same controllers on events only (their inputs' informers), without library-go's one-minute resync.
 	infrastructures := c.configInformer.Config().V1().Infrastructures().Informer()
 	controllerService = workloadOnEvents(controllerService, c.operatorClient, recorder,
-		slices.Concat(deploymentInformers, []factory.Informer{deployments.Informer(), infrastructures})...)
-	node = workloadOnEvents(node, c.operatorClient, recorder, slices.Concat(nodeInformers, []factory.Informer{daemonSets.Informer()})...)
-	nfsNode = workloadOnEvents(nfsNode, c.operatorClient, recorder, slices.Concat(nfsInformers, []factory.Informer{daemonSets.Informer()})...)
+		slices.Concat(w.ControllerInformers, []factory.Informer{deployments.Informer(), infrastructures})...)
+	node = workloadOnEvents(node, c.operatorClient, recorder, slices.Concat(w.NodeInformers, []factory.Informer{daemonSets.Informer()})...)
+	nfsNode = workloadOnEvents(nfsNode, c.operatorClient, recorder, slices.Concat(w.NFSNodeInformers, []factory.Informer{daemonSets.Informer()})...)
 
 	selectors := workloadselector.NewController(workloadselector.Deps{
 		OperatorClient: c.operatorClient,

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 	storagev1 "k8s.io/api/storage/v1"
 
+	"github.com/manila-csi/manila-csi-driver-operator/assets"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 )
 
@@ -73,6 +74,24 @@ func (o *Options) settings() (settings, error) {
 	if o.RequestTimeout < 0 {
 		return settings{}, fmt.Errorf("--openstack-request-timeout %s is negative", o.RequestTimeout)
 	}
+	return envSettings(getenv)
+}
+
+// OperandAssets renders the operand's assets as the operator would with the given environment:
+// the images and fsGroupPolicy it names, checked as at start.
+func OperandAssets(getenv func(string) string) (assets.Vars, error) {
+	s, err := envSettings(getenv)
+	if err != nil {
+		return assets.Vars{}, err
+	}
+	return s.assetVars(), nil
+}
+
+func (s settings) assetVars() assets.Vars {
+	return assets.Vars{Images: s.images, FSGroupPolicy: s.fsGroupPolicy}
+}
+
+func envSettings(getenv func(string) string) (settings, error) {
 	s := settings{images: map[string]string{}}
 	var missing []string
 	for _, name := range imageEnv {

@@ -13,7 +13,6 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
-	"github.com/manila-csi/manila-csi-driver-operator/assets"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/configcheck"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/manila"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/secretsync"
@@ -54,7 +53,7 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 	operatorControllers := csicontrollerset.NewCSIControllerSet(c.operatorClient, recorder).
 		WithLogLevelController().
 		WithManagementStateController("Manila", false)
-	render := assets.Vars{Images: s.images, FSGroupPolicy: s.fsGroupPolicy}.AssetFunc()
+	render := s.assetVars().AssetFunc()
 	validateMounts, err := mountsValidator(render)
 	if err != nil {
 		return err

@@ -283,6 +283,27 @@ func (o *OpenStack) DeleteShareType(ctx context.Context, id string) error {
 	return err
 }
 
+// ShareTypeRenameMicroversion is the first Manila API microversion that can rename a share type.
+const ShareTypeRenameMicroversion = "2.50"
+
+// RenameShareType renames a share type in the real Manila, in place (same ID), as an admin does with
+// `openstack share type set --name`: PUT /v2/types/{id} at microversion 2.50.
+func (o *OpenStack) RenameShareType(ctx context.Context, id, name string) error {
+	client, err := o.manila(ctx)
+	if err != nil {
+		return err
+	}
+	client.Microversion = ShareTypeRenameMicroversion
+	st, err := sharetypes.Update(ctx, client, id, sharetypes.UpdateOpts{Name: &name}).Extract()
+	if err != nil {
+		return fmt.Errorf("renaming share type %s to %q: %w", id, name, err)
+	}
+	if st.ID != id || st.Name != name {
+		return fmt.Errorf("renaming share type %s to %q: Manila answered %s %q", id, name, st.ID, st.Name)
+	}
+	return nil
+}
+
 var manilaServices = []struct{ name, typ, path string }{
 	{"manila", "share", "/v1/%(project_id)s"},
 	{"manilav2", "sharev2", "/v2"},

@@ -2,7 +2,9 @@ package framework
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/url"
 )
 
 // Share is what the end-to-end tests check of a share in the real Manila.
@@ -14,6 +16,28 @@ type Share struct {
 	ShareProto    string            `json:"share_proto"`
 	ShareTypeName string            `json:"share_type_name"`
 	Metadata      map[string]string `json:"metadata"`
+}
+
+// SharesByMetadata lists the shares of every project whose metadata holds all the given pairs, as the
+// admin: GET /v2/shares/detail?all_tenants=1&metadata={...}, what the README's recipe (and
+// `openstack share list --all-projects --property k=v`) asks Manila.
+func (o *OpenStack) SharesByMetadata(ctx context.Context, metadata map[string]string) ([]Share, error) {
+	client, err := o.manila(ctx)
+	if err != nil {
+		return nil, err
+	}
+	filter, err := json.Marshal(metadata)
+	if err != nil {
+		return nil, err
+	}
+	query := url.Values{"all_tenants": {"1"}, "metadata": {string(filter)}}
+	var resp struct {
+		Shares []Share `json:"shares"`
+	}
+	if _, err := client.Get(ctx, client.ServiceURL("shares", "detail")+"?"+query.Encode(), &resp, nil); err != nil {
+		return nil, fmt.Errorf("shares with metadata %v: %w", metadata, err)
+	}
+	return resp.Shares, nil
 }
 
 // AccessRule is one access rule of a share.

@@ -18,7 +18,7 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
-// checkCloudResult is one run of the operator binary's check-cloud command.
+// checkCloudResult is one run of an operator binary's command (check-cloud, render).
 type checkCloudResult struct {
 	code           int
 	stdout, stderr string
@@ -28,6 +28,13 @@ type checkCloudResult struct {
 // fails the test if any of the world's credentials, or extra secrets, shows in its output.
 func runCheckCloud(t *testing.T, clouds []byte, secrets []string, args ...string) checkCloudResult {
 	t.Helper()
+	return runWithClouds(t, "check-cloud", clouds, secrets, args...)
+}
+
+// runWithClouds runs the built binary's command with --clouds, failing the test on a credential in
+// its output.
+func runWithClouds(t *testing.T, command string, clouds []byte, secrets []string, args ...string) checkCloudResult {
+	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "clouds.yaml")
 	if err := os.WriteFile(path, clouds, 0o600); err != nil {
@@ -35,7 +42,7 @@ func runCheckCloud(t *testing.T, clouds []byte, secrets []string, args ...string
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, operatorBinary(t), append([]string{"check-cloud", "--clouds", path}, args...)...)
+	cmd := exec.CommandContext(ctx, operatorBinary(t), append([]string{command, "--clouds", path}, args...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -45,11 +52,11 @@ func runCheckCloud(t *testing.T, clouds []byte, secrets []string, args ...string
 	case errors.As(err, &exit):
 		res.code = exit.ExitCode()
 	case err != nil:
-		t.Fatalf("running check-cloud: %v", err)
+		t.Fatalf("running %s: %v", command, err)
 	}
 	for _, s := range append(world.OpenStack.Sentinels(), secrets...) {
 		if strings.Contains(res.stdout+res.stderr, s) {
-			t.Errorf("check-cloud printed a credential:\n%s%s", res.stdout, res.stderr)
+			t.Errorf("%s printed a credential:\n%s%s", command, res.stdout, res.stderr)
 		}
 	}
 	return res

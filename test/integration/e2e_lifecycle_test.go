@@ -57,7 +57,8 @@ const lifecycleNamespace = "e2e-lifecycle"
 // costs ~20 s), each case asserting on its own: a claim per class binds to an available share of the
 // class's type, size, clients and cluster ID, which goes with the claim; Retain set in the operator
 // config keeps the share; a new claim binds after a password rotation; a class whose share type was
-// deleted fails its claims with the driver's error and is marked stale.
+// deleted fails its claims with the driver's error and is marked stale; a share type renamed in Manila
+// keeps its class, on which a claim binds.
 func TestE2EProvisioningLifecycle(t *testing.T) {
 	w := shareWorld(t)
 	ctx := context.Background()
@@ -90,6 +91,9 @@ func TestE2EProvisioningLifecycle(t *testing.T) {
 	t.Run("stale", func(t *testing.T) {
 		staleClass(t, w, ids[slices.IndexFunc(lifecycleTypes, isDoomed)], classes["doomed"].Name)
 	})
+	t.Run("renamed", func(t *testing.T) {
+		renamedType(t, w, ids[slices.IndexFunc(lifecycleTypes, isDefault)], classes["default"].Name)
+	})
 
 	// The rotated passwords, like the world's own secrets, stay in the two credential Secrets.
 	noSecretInLogs(t, w, prov, passwords...)
@@ -105,6 +109,24 @@ func TestE2EProvisioningLifecycle(t *testing.T) {
 
 func isDoomed(st framework.ShareTypeSpec) bool { return st.Name == "doomed" }
 
+func isDefault(st framework.ShareTypeSpec) bool { return st.Name == "default" }
+
+// renamedType renames the share type in Manila (microversion 2.50): its class keeps its name with the
+// new type, and a claim on it binds to a share of the renamed type.
+func renamedType(t *testing.T, w *framework.World, id, className string) {
+	const newName = "standard"
+	if err := w.OpenStack.RenameShareType(context.Background(), id, newName); err != nil {
+		t.Fatal(err)
+	}
+	class := w.WaitForStorageClass(t, className, func(sc *storagev1.StorageClass) error {
+		if sc.Parameters["type"] != newName || sc.Annotations[storageclass.ShareTypeIDAnnotation] != id {
+			return fmt.Errorf("type %q, annotations %v", sc.Parameters["type"], sc.Annotations)
+		}
+		return nil
+	})
+	claimOnClass(t, w, *class, newName, 1)
+}
+
 // claimOnClass: a claim of gb GiB binds to an available share as the class asks; deleting the claim
 // deletes the share (the default reclaim policy, Delete).
 func claimOnClass(t *testing.T, w *framework.World, class storagev1.StorageClass, shareType string, gb int) {
@@ -116,7 +138,7 @@ func claimOnClass(t *testing.T, w *framework.World, class storagev1.StorageClass
 	if pv.Spec.PersistentVolumeReclaimPolicy != corev1.PersistentVolumeReclaimDelete {
 		t.Errorf("volume %s reclaim policy %s, want Delete", pv.Name, pv.Spec.PersistentVolumeReclaimPolicy)
 	}
-	checkShare(t, w, share, class, shareType, gb)
+	checkShare(t, w, share, class, claim, pv, shareType, gb)
 	deleteClaimAndWaitForShareGone(t, w, claim.Namespace, claim.Name, share.ID)
 }
 
@@ -200,7 +222,7 @@ func rotatePassword(t *testing.T, w *framework.World, class storagev1.StorageCla
 	claim := w.CreateClaim(t, lifecycleNamespace, "after-rotation", class.Name, "1Gi")
 	pv := w.WaitForClaimBound(t, claim)
 	share := w.WaitForShareAvailable(t, pv.Spec.CSI.VolumeHandle)
-	checkShare(t, w, share, class, class.Annotations[storageclass.ShareTypeNameAnnotation], 1)
+	checkShare(t, w, share, class, claim, pv, class.Annotations[storageclass.ShareTypeNameAnnotation], 1)
 	deleteClaimAndWaitForShareGone(t, w, claim.Namespace, claim.Name, share.ID)
 }
 

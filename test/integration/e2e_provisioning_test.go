@@ -82,7 +82,7 @@ func TestE2EProvisioningDefaultClass(t *testing.T) {
 	shareID := pv.Spec.CSI.VolumeHandle
 	share := w.WaitForShareAvailable(t, shareID)
 	t.Logf("claim -> bound %s, -> share available %s", bound.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
-	checkShare(t, w, share, class, "default", 1)
+	checkShare(t, w, share, class, claim, pv, "default", 1)
 
 	if prov.Resizer {
 		expandClaim(t, w, claim, "2Gi", shareID, 2)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2"
+	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -24,17 +25,52 @@ const clusterMetadataKey = "manila.csi.openstack.org/cluster"
 // nfs-shareClient.
 const driverDefaultShareClient = "0.0.0.0/0"
 
-// checkShare checks what the class asked of the share: its type, size and protocol, the cluster ID
-// the operator rendered into the driver's arguments, and one active ip rule per nfs-shareClient
-// entry (the driver's default when the class names none).
-func checkShare(t *testing.T, w *framework.World, share framework.Share, class storagev1.StorageClass, shareType string, gb int) {
+// checkShare checks what the class asked of the share: its type, size and protocol, the claim it
+// was made for (the provisioner runs with --extra-create-metadata, so the driver records the claim's
+// name and namespace and the volume's name), the cluster ID (the Infrastructure's infrastructureName,
+// through the driver's --cluster-id), and one active ip rule per nfs-shareClient entry (the driver's
+// default when the class names none).
+func checkShare(t *testing.T, w *framework.World, share framework.Share, class storagev1.StorageClass,
+	claim *corev1.PersistentVolumeClaim, pv *corev1.PersistentVolume, shareType string, gb int) {
 	t.Helper()
 	if share.ShareTypeName != shareType || share.Size != gb || share.ShareProto != "NFS" {
 		t.Errorf("share %s is type %q, %d GB, %s; want %q, %d GB, NFS", share.ID, share.ShareTypeName, share.Size, share.ShareProto, shareType, gb)
 	}
-	if id := driverArg(t, w, "--cluster-id"); id == "" || share.Metadata[clusterMetadataKey] != id {
-		t.Errorf("share metadata %v; want cluster %q", share.Metadata, id)
+	infra, err := w.ConfigV1.ConfigV1().Infrastructures().Get(context.Background(), "cluster", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
 	}
+	clusterID := infra.Status.InfrastructureName
+	if id := driverArg(t, w, "--cluster-id"); clusterID == "" || id != clusterID {
+		t.Errorf("driver --cluster-id=%q; want the Infrastructure's infrastructureName %q", id, clusterID)
+	}
+	want := map[string]string{
+		clusterMetadataKey:                 clusterID,
+		"csi.storage.k8s.io/pvc/name":      claim.Name,
+		"csi.storage.k8s.io/pvc/namespace": claim.Namespace,
+		"csi.storage.k8s.io/pv/name":       pv.Name,
+	}
+	for k, v := range want {
+		if share.Metadata[k] != v {
+			t.Errorf("share %s metadata %v; want %s=%q", share.ID, share.Metadata, k, v)
+		}
+	}
+	// The README's recipe: the claim's share, found in Manila by the cluster's and the claim's metadata.
+	found, err := w.OpenStack.SharesByMetadata(context.Background(), map[string]string{clusterMetadataKey: clusterID,
+		"csi.storage.k8s.io/pvc/namespace": claim.Namespace, "csi.storage.k8s.io/pvc/name": claim.Name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 1 || found[0].ID != share.ID {
+		t.Errorf("shares by the claim's metadata: %+v; want only %s", found, share.ID)
+	}
+	checkShareRules(t, w, share, class)
+}
+
+// checkShareRules waits for one active ip rule per nfs-shareClient entry of the class (the driver's
+// default when the class names none).
+func checkShareRules(t *testing.T, w *framework.World, share framework.Share, class storagev1.StorageClass) {
+	t.Helper()
 	want := []string{driverDefaultShareClient}
 	if c := class.Parameters["nfs-shareClient"]; c != "" {
 		want = strings.Split(c, ",")

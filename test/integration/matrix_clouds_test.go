@@ -126,3 +126,64 @@ func TestCloudsYAMLMatrix(t *testing.T) {
 		})
 	}
 }
+
+// Risky but working credentials: each is reported by a Warning event naming the Secret and the
+// field, and by the message of SecretSyncControllerDegraded, which stays False; the cloud stays in
+// use (the driver gets it) and the warning goes when the credentials are fixed.
+func TestCloudsYAMLWarnings(t *testing.T) {
+	restoreCredentials(t)
+	good := string(world.OpenStack.CloudsYAML())
+	const cloudLine = "  " + names.CloudName + ":\n"
+	if !strings.Contains(good, cloudLine) {
+		t.Fatalf("the world's clouds.yaml has no %q line:\n%s", cloudLine, framework.RedactSentinel(good, world.OpenStack.AdminPassword))
+	}
+	cases := []struct {
+		name, clouds, field string
+		driverKey, value    string
+	}{
+		{name: "verify: false", clouds: strings.Replace(good, cloudLine, cloudLine+"    verify: false\n", 1),
+			field: "clouds.openstack.verify: false", driverKey: "os-TLSInsecure", value: "true"},
+	}
+	startOperator(t, "", framework.ShareTypeSpec{Name: "default"})
+	world.WaitForCondition(t, secretsync.ConditionDegraded, operatorv1.ConditionFalse)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			if err := world.WriteCloudCredentials(ctx, []byte(tc.clouds)); err != nil {
+				t.Fatal(err)
+			}
+			want := fmt.Sprintf("Secret %s/%s key %s sets %s", names.OperatorNamespace, names.CloudCredentialsSecret, names.CloudsYAMLKey, tc.field)
+			waitForEvent(t, secretsync.ReasonInsecureTLS, want)
+			waitSecretSyncReason(t, secretsync.ReasonInsecureTLS, want)
+			waitDriverSecret(t, "the risky cloud in use", func(data map[string][]byte) error {
+				if string(data[tc.driverKey]) != tc.value {
+					return fmt.Errorf("%s = %q, want %q", tc.driverKey, data[tc.driverKey], tc.value)
+				}
+				return nil
+			})
+			world.WaitForCondition(t, manila.ConditionDegraded, operatorv1.ConditionFalse)
+
+			if err := world.WriteCloudCredentials(ctx, []byte(good)); err != nil {
+				t.Fatal(err)
+			}
+			waitSecretSyncReason(t, secretsync.ReasonAsExpected, "")
+		})
+	}
+}
+
+// waitSecretSyncReason waits for SecretSyncControllerDegraded=False with the reason and a message
+// containing the text.
+func waitSecretSyncReason(t *testing.T, reason, contains string) {
+	t.Helper()
+	framework.Eventually(t, framework.DefaultTimeout, secretsync.ConditionDegraded+" "+reason, func(ctx context.Context) error {
+		d, err := world.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		c := v1helpers.FindOperatorCondition(d.Status.Conditions, secretsync.ConditionDegraded)
+		if c == nil || c.Status != operatorv1.ConditionFalse || c.Reason != reason || !strings.Contains(c.Message, contains) {
+			return fmt.Errorf("%s is %+v, want False, %s, a message with %q", secretsync.ConditionDegraded, c, reason, contains)
+		}
+		return nil
+	})
+}

@@ -22,6 +22,12 @@ const ControllerName = "OperatorConfigController"
 // ConditionDegraded is True while ConfigMap manila-csi-driver-operator-config is invalid.
 const ConditionDegraded = ControllerName + "Degraded"
 
+// Reasons of ConditionDegraded.
+const (
+	ReasonAsExpected    = "AsExpected"
+	ReasonInvalidConfig = "InvalidConfig"
+)
+
 // Controller validates the operator's configuration.
 //
 // Watches: ConfigMap openshift-cluster-csi-drivers/manila-csi-driver-operator-config.
@@ -70,14 +76,14 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		}
 	}
 	cfg, problem := c.d.Source.Current()
-	cond := operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionFalse, Reason: "AsExpected"}
+	cond := operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionFalse, Reason: ReasonAsExpected}
 	message := ""
 	if problem != nil {
 		message = problem.Error()
 		if cfg != nil {
 			message += "; the last valid configuration stays in force"
 		}
-		cond = operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionTrue, Reason: "InvalidConfig", Message: message}
+		cond = operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionTrue, Reason: ReasonInvalidConfig, Message: message}
 	}
 	if !c.reported || message != c.lastProblem {
 		if problem != nil {

@@ -13,6 +13,9 @@ import (
 	"k8s.io/klog/v2"
 )
 
+// ReasonSyncPanic is the reason of <controller>Degraded after a panic.
+const ReasonSyncPanic = "SyncPanic"
+
 // Sync wraps sync: a panic is logged with its stack, sets condition <controller>Degraded=True
 // (reason SyncPanic) and is returned as an error, so the sync is retried; the controller's next
 // successful sync sets its conditions as usual.
@@ -25,7 +28,7 @@ func Sync(controller string, client v1helpers.OperatorClient, sync factory.SyncF
 			}
 			klog.Errorf("%s: sync panicked: %v\n%s", controller, r, debug.Stack())
 			err = fmt.Errorf("%s: sync panicked: %v", controller, r)
-			cond := operatorv1.OperatorCondition{Type: controller + "Degraded", Status: operatorv1.ConditionTrue, Reason: "SyncPanic",
+			cond := operatorv1.OperatorCondition{Type: controller + "Degraded", Status: operatorv1.ConditionTrue, Reason: ReasonSyncPanic,
 				Message: "the sync failed with an internal error (a defect: please report it with the operator log); it is retried"}
 			if _, _, uerr := v1helpers.UpdateStatus(ctx, client, v1helpers.UpdateConditionFn(cond)); uerr != nil {
 				klog.Errorf("%s: reporting the panic: %v", controller, uerr)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gophercloud/utils/v2/openstack/clientconfig"
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
@@ -33,6 +34,14 @@ const ControllerName = "SecretSyncController"
 
 // ConditionDegraded is True while the credentials or the CA cannot be turned into the driver's inputs.
 const ConditionDegraded = ControllerName + "Degraded"
+
+// Reasons of ConditionDegraded. ReasonInsecureTLS keeps it False: verify: false works, but is a risk
+// the admin should see.
+const (
+	ReasonAsExpected   = "AsExpected"
+	ReasonInvalidInput = "InvalidInput"
+	ReasonInsecureTLS  = "InsecureTLS"
+)
 
 // Deps are the Controller's collaborators. Informers: OperatorSecrets in the operator namespace,
 // CloudConfig in openshift-config, OperandSecrets and OperandConfigMaps in the operand namespace.
@@ -77,6 +86,10 @@ type Controller struct {
 	configMaps   corev1listers.ConfigMapNamespaceLister
 	namespaces   corev1listers.NamespaceLister
 	missingSince time.Time
+	// insecure is the verify: false warning for the credentials last read, "" when they verify TLS;
+	// warnedVersion is the source secret's resourceVersion it was last sent as an event for.
+	insecure      string
+	warnedVersion string
 }
 
 // NewController returns the factory controller.
@@ -132,10 +145,13 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), wait)
 	}
 	problem := errors.Join(problems...)
-	cond := operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionFalse, Reason: "AsExpected"}
-	if problem != nil {
-		cond = operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionTrue, Reason: "InvalidInput",
+	cond := operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionFalse, Reason: ReasonAsExpected}
+	switch {
+	case problem != nil:
+		cond = operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionTrue, Reason: ReasonInvalidInput,
 			Message: problem.Error() + "; the driver keeps its last good credentials and CA"}
+	case c.insecure != "":
+		cond = operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionFalse, Reason: ReasonInsecureTLS, Message: c.insecure}
 	}
 	_, _, err := v1helpers.UpdateStatus(ctx, c.d.OperatorClient, v1helpers.UpdateConditionFn(cond))
 	return err
@@ -208,6 +224,7 @@ func (c *Controller) syncSecret(ctx context.Context, recorder events.Recorder) (
 	if err != nil {
 		return fmt.Errorf("Secret %s/%s key %s: %w", names.OperatorNamespace, names.CloudCredentialsSecret, names.CloudsYAMLKey, err), 0
 	}
+	c.warnInsecure(recorder, src, cloud)
 	if c.d.Verified != nil && !c.d.Verified.Verified(clouds, c.caBundle()) {
 		// Not logged in with yet: the Manila controller's next login decides, and reports a failure.
 		return nil, 0
@@ -232,6 +249,21 @@ func (c *Controller) syncSecret(ctx context.Context, recorder events.Recorder) (
 		recorder.Eventf("DriverSecretUpdated", "Wrote Secret %s/%s from %s/%s", names.OperandNamespace, names.DriverSecret, names.OperatorNamespace, names.CloudCredentialsSecret)
 	}
 	return err, 0
+}
+
+// warnInsecure keeps the verify: false warning of the credentials in use, and sends it as a Warning
+// event once per content of the source secret.
+func (c *Controller) warnInsecure(recorder events.Recorder, src *corev1.Secret, cloud *clientconfig.Cloud) {
+	if !openstack.InsecureTLS(cloud) {
+		c.insecure, c.warnedVersion = "", ""
+		return
+	}
+	c.insecure = fmt.Sprintf("Secret %s/%s key %s sets clouds.%s.verify: false: %s", names.OperatorNamespace,
+		names.CloudCredentialsSecret, names.CloudsYAMLKey, names.CloudName, openstack.InsecureTLSRisk)
+	if src.ResourceVersion != c.warnedVersion {
+		recorder.Warningf(ReasonInsecureTLS, "%s", c.insecure)
+		c.warnedVersion = src.ResourceVersion
+	}
 }
 
 // caBundle is the OpenStack CA as the cluster has it now ("" for none): the driver gets credentials

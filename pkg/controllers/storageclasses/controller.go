@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
@@ -58,9 +59,11 @@ const (
 // Policy: it writes nothing unless the ClusterCSIDriver is Managed. It never touches a class without
 // its owner label. It deletes its own classes only when
 // storageClassState is Removed, or when pruning is configured and the share type was absent from that
-// many successful listings in a row. A failed listing changes nothing. A class whose nfs-shareClient
-// names machineNetwork while the machine network is not known is neither created nor updated; when
-// it changes, the classes are recreated with the new list (parameters are immutable).
+// many successful listings in a row. A failed listing changes nothing. A class follows its share type
+// by ID: a type renamed in Manila keeps its class, recreated under the same name with the new `type`
+// and a ShareTypeRenamed event, never marked stale. A class whose nfs-shareClient names
+// machineNetwork while the machine network is not known is neither created nor updated; when it
+// changes, the classes are recreated with the new list (parameters are immutable).
 type Controller struct {
 	operatorClient v1helpers.OperatorClient
 	evaluator      *csistorageclasscontroller.StorageClassStateEvaluator
@@ -74,6 +77,7 @@ type Controller struct {
 	lastSeq  uint64
 	absent   map[string]int
 	reported map[string]bool
+	written  written
 	// counting is whether some owned class's share type is missing from listings (len(absent) > 0
 	// after the last sync), read by the listing subscription on the poller's goroutine.
 	counting atomic.Bool
@@ -109,6 +113,7 @@ func NewController(d Deps) factory.Controller {
 		clock:          d.Clock,
 		absent:         map[string]int{},
 		reported:       map[string]bool{},
+		written:        written{},
 
 		machineNetwork: machineNetworkInputs{
 			installConfig: d.InstallConfig.Lister().ConfigMaps(machinenetwork.InstallConfigNamespace),
@@ -151,6 +156,11 @@ func ours(obj interface{}) bool {
 func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
 	if managed, err := guard.Managed(c.operatorClient); err != nil || !managed {
 		return err // Unmanaged and Removed: the admin owns the classes; not a single write
+	}
+	if c.written.pending(c.classes, c.clock.Now()) {
+		// The informer's event for the created class triggers the next sync; this one re-checks the timeout.
+		syncCtx.Queue().AddAfter(factory.DefaultQueueKey, time.Second)
+		return nil
 	}
 	listing := c.listings.Latest()
 	cfg, _ := c.config.Current()
@@ -240,8 +250,9 @@ func (c *Controller) apply(ctx context.Context, recorder events.Recorder, action
 		var err error
 		switch a.Kind {
 		case storageclass.Create:
-			_, err = api.Create(ctx, a.Class, metav1.CreateOptions{})
-			if err == nil {
+			var created *storagev1.StorageClass
+			if created, err = api.Create(ctx, a.Class, metav1.CreateOptions{}); err == nil {
+				c.written.record(created.Name, created.UID, c.clock.Now())
 				recorder.Eventf("StorageClassCreated", "Created StorageClass %s for share type %q", a.Class.Name, a.Class.Annotations[storageclass.ShareTypeNameAnnotation])
 			}
 		case storageclass.Update:
@@ -252,9 +263,15 @@ func (c *Controller) apply(ctx context.Context, recorder events.Recorder, action
 		case storageclass.Recreate:
 			err = api.Delete(ctx, a.Class.Name, preconditions(a.Existing))
 			if err == nil || apierrors.IsNotFound(err) {
-				_, err = api.Create(ctx, a.Class, metav1.CreateOptions{})
+				var created *storagev1.StorageClass
+				if created, err = api.Create(ctx, a.Class, metav1.CreateOptions{}); err == nil {
+					c.written.record(created.Name, created.UID, c.clock.Now())
+				}
 			}
-			if err == nil {
+			if from, to, renamed := storageclass.Renamed(a); err == nil && renamed {
+				recorder.Eventf("ShareTypeRenamed", "Share type %s was renamed from %q to %q in Manila: recreated StorageClass %s (same name) with type=%s; existing volumes are not affected",
+					a.Class.Annotations[storageclass.ShareTypeIDAnnotation], from, to, a.Class.Name, to)
+			} else if err == nil {
 				recorder.Eventf("StorageClassRecreated", "Recreated StorageClass %s: its parameters, reclaimPolicy or volumeBindingMode changed, which a StorageClass cannot update in place; existing volumes are not affected", a.Class.Name)
 			}
 		case storageclass.Delete:

@@ -24,6 +24,12 @@ const ControllerName = "WorkloadSelectorController"
 // ConditionDegraded is True while a workload with a foreign selector could not be deleted.
 const ConditionDegraded = ControllerName + "Degraded"
 
+// Reasons of ConditionDegraded.
+const (
+	ReasonAsExpected   = "AsExpected"
+	ReasonDeleteFailed = "DeleteFailed"
+)
+
 // Controller clears the way for the operand workloads when an object of the same name selects other
 // pods (an older install's, or an admin's): library-go's workload controllers update in place, and an
 // update cannot change spec.selector, so without this the operand would never be applied.
@@ -70,9 +76,9 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 			errs = append(errs, err)
 		}
 	}
-	cond := operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionFalse, Reason: "AsExpected"}
+	cond := operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionFalse, Reason: ReasonAsExpected}
 	if err := errors.Join(errs...); err != nil {
-		cond = operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionTrue, Reason: "DeleteFailed", Message: err.Error()}
+		cond = operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionTrue, Reason: ReasonDeleteFailed, Message: err.Error()}
 	}
 	if _, _, uerr := v1helpers.UpdateStatus(ctx, c.d.OperatorClient, v1helpers.UpdateConditionFn(cond)); uerr != nil {
 		errs = append(errs, uerr)

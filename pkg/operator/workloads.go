@@ -1,0 +1,77 @@
+package operator
+
+import (
+	"slices"
+
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/csi/csidrivercontrollerservicecontroller"
+	"github.com/openshift/library-go/pkg/operator/csi/csidrivernodeservicecontroller"
+	dc "github.com/openshift/library-go/pkg/operator/deploymentcontroller"
+	corev1informers "k8s.io/client-go/informers/core/v1"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/extramounts"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+)
+
+// MetricsCertSecret is the serving-cert Secret service-ca issues for the operand's metrics Service;
+// its hash rolls the controller pods.
+const MetricsCertSecret = "manila-csi-driver-controller-metrics-serving-cert"
+
+// WorkloadInputs are the informers the operand workloads' hooks read. The operator passes its running
+// informers; `render` passes informers it fills from files and never starts.
+type WorkloadInputs struct {
+	// OperandConfigMaps and OperandSecrets are of the operand namespace (trusted CA, hashed secrets).
+	OperandConfigMaps corev1informers.ConfigMapInformer
+	OperandSecrets    corev1informers.SecretInformer
+	// Nodes count the control plane for the controller's replicas.
+	Nodes  corev1informers.NodeInformer
+	Mounts hooks.Mounts
+}
+
+// WorkloadHooks are the operator's own hooks of each operand workload, in the order they run after
+// library-go's, with the informers whose events re-run them.
+type WorkloadHooks struct {
+	Controller          []dc.DeploymentHookFunc
+	ControllerInformers []factory.Informer
+	Node, NFSNode       []csidrivernodeservicecontroller.DaemonSetHookFunc
+	NodeInformers       []factory.Informer
+	NFSNodeInformers    []factory.Informer
+}
+
+// NewWorkloadHooks returns the hooks the operator applies to the controller Deployment and the two
+// node DaemonSets: observed proxy, trusted CA, secret hashes, replicas, extraMounts, and the refusal
+// of unfilled placeholders.
+func NewWorkloadHooks(in WorkloadInputs) WorkloadHooks {
+	replicasHook, replicasInformers := hooks.ControlPlaneReplicas(in.Nodes)
+	controllerMounts, mountInformers := in.Mounts.Deployment(extramounts.ControllerTarget)
+	deploymentHooks := []dc.DeploymentHookFunc{
+		csidrivercontrollerservicecontroller.WithObservedProxyDeploymentHook(),
+		csidrivercontrollerservicecontroller.WithCABundleDeploymentHook(names.OperandNamespace, hooks.TrustedCAConfigMap, in.OperandConfigMaps),
+		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, MetricsCertSecret, in.OperandSecrets),
+		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, in.OperandSecrets),
+		replicasHook,
+		hooks.DeploymentNoPlaceholders,
+		controllerMounts,
+	}
+	// Both workload kinds re-sync on the operand's ConfigMaps and Secrets (CA, hashes) and on their
+	// hooks' own informers.
+	workloadInformers := []factory.Informer{in.OperandConfigMaps.Informer(), in.OperandSecrets.Informer()}
+	daemonSetHooks := func(target extramounts.Target, more ...csidrivernodeservicecontroller.DaemonSetHookFunc) ([]csidrivernodeservicecontroller.DaemonSetHookFunc, []factory.Informer) {
+		mountHook, mountInformers := in.Mounts.DaemonSet(target)
+		return append([]csidrivernodeservicecontroller.DaemonSetHookFunc{
+			csidrivernodeservicecontroller.WithObservedProxyDaemonSetHook(),
+			csidrivernodeservicecontroller.WithCABundleDaemonSetHook(names.OperandNamespace, hooks.TrustedCAConfigMap, in.OperandConfigMaps),
+			mountHook,
+			hooks.DaemonSetNoPlaceholders,
+		}, more...), slices.Concat(workloadInformers, mountInformers)
+	}
+	w := WorkloadHooks{
+		Controller:          deploymentHooks,
+		ControllerInformers: slices.Concat(workloadInformers, mountInformers, replicasInformers),
+	}
+	w.Node, w.NodeInformers = daemonSetHooks(extramounts.NodeTarget,
+		csidrivernodeservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, in.OperandSecrets))
+	w.NFSNode, w.NFSNodeInformers = daemonSetHooks(extramounts.NFSNodeTarget)
+	return w
+}

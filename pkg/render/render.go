@@ -1,0 +1,273 @@
+// Package render is the `render` command: every object the operator would apply for a clouds.yaml or
+// a list of share types, without a cluster. Nothing here decides anything: the inputs are turned into
+// the objects the operator's informers would hold, and the operator's own code (assets, hooks,
+// storageclass planner, cloudcredentials) produces the objects from them.
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/gophercloud/utils/v2/openstack/clientconfig"
+	configv1 "github.com/openshift/api/config/v1"
+	opv1 "github.com/openshift/api/operator/v1"
+	configinformers "github.com/openshift/client-go/config/informers/externalversions"
+	"github.com/openshift/library-go/pkg/operator/configobserver/apiserver"
+	"github.com/openshift/library-go/pkg/operator/csi/csiconfigobservercontroller"
+	"github.com/openshift/library-go/pkg/operator/csi/csidrivernodeservicecontroller"
+	"github.com/openshift/library-go/pkg/operator/events"
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/informers"
+	"k8s.io/utils/clock"
+
+	"github.com/manila-csi/manila-csi-driver-operator/assets"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/cloudcredentials"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/secretsync"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/operator"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
+)
+
+// Redacted replaces every value of the driver secret.
+const Redacted = "<redacted>"
+
+// Input is what the operator would see on a cluster, as files give it.
+type Input struct {
+	ShareTypes []sharetypes.ShareType
+	// Cloud is the clouds.yaml cloud the driver secret is made from; nil renders no secret.
+	Cloud *clientconfig.Cloud
+	// CABundle is cloud-provider-config's ca-bundle.pem; empty for none.
+	CABundle []byte
+	// ConfigYAML is the operator ConfigMap's config.yaml; empty for none.
+	ConfigYAML []byte
+	// Assets renders the operand's assets with the operator's images (operator.OperandAssets).
+	Assets assets.Vars
+	// ClusterID is Infrastructure/cluster's status.infrastructureName.
+	ClusterID string
+	// ControlPlaneNodes is how many control-plane nodes the cluster has.
+	ControlPlaneNodes int
+}
+
+// Result is the rendered objects in apply order, and the share types that get no class.
+type Result struct {
+	Objects []runtime.Object
+	Skipped []storageclass.Skipped
+	// Notices are what the StorageClass controller would tell in events (e.g. the default class).
+	Notices []string
+}
+
+// Objects renders everything the operator would apply for in.
+func Objects(in Input) (*Result, error) {
+	w, err := newWorld(in)
+	if err != nil {
+		return nil, err
+	}
+	cfg, problem := w.source.Current()
+	if problem != nil {
+		return nil, problem
+	}
+	r := &Result{}
+	render := in.Assets.AssetFunc()
+	for _, name := range append(assets.StaticResources(), assets.CSIDriver, assets.VolumeSnapshotClass, assets.ServiceMonitor) {
+		obj, err := staticAsset(render, name)
+		if err != nil {
+			return nil, err
+		}
+		r.Objects = append(r.Objects, obj)
+	}
+	r.Objects = append(r.Objects, w.operandObjects...)
+
+	hooksOf := operator.NewWorkloadHooks(operator.WorkloadInputs{
+		OperandConfigMaps: w.kube.Core().V1().ConfigMaps(), OperandSecrets: w.kube.Core().V1().Secrets(),
+		Nodes: w.kube.Core().V1().Nodes(), Mounts: w.mounts,
+	})
+	spec, err := operatorSpec()
+	if err != nil {
+		return nil, err
+	}
+	manifest, err := render(assets.ControllerDeployment)
+	if err != nil {
+		return nil, err
+	}
+	deployment, err := controllerDeployment(manifest, spec, w.config, hooksOf.Controller)
+	if err != nil {
+		return nil, err
+	}
+	deployment.TypeMeta = metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"}
+	r.Objects = append(r.Objects, deployment)
+	for _, node := range []struct {
+		asset string
+		hooks []csidrivernodeservicecontroller.DaemonSetHookFunc
+	}{{assets.NodeDaemonSet, hooksOf.Node}, {assets.NFSNodeDaemonSet, hooksOf.NFSNode}} {
+		manifest, err := render(node.asset)
+		if err != nil {
+			return nil, err
+		}
+		ds, err := nodeDaemonSet(manifest, spec, node.hooks)
+		if err != nil {
+			return nil, err
+		}
+		ds.TypeMeta = metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"}
+		r.Objects = append(r.Objects, ds)
+	}
+
+	classes, skipped, notices := storageClasses(in.ShareTypes, cfg.StorageClasses)
+	r.Skipped, r.Notices = skipped, notices
+	for _, sc := range classes {
+		r.Objects = append(r.Objects, sc)
+	}
+	return r, nil
+}
+
+// storageClasses plans the classes as the StorageClass controller does on a cluster without Manila
+// classes yet: Desired, the default class, then Plan's creations.
+func storageClasses(types []sharetypes.ShareType, settings operatorconfig.StorageClasses) ([]*storagev1.StorageClass, []storageclass.Skipped, []string) {
+	wanted, skipped := storageclass.Desired(types, settings, nil)
+	notices := storageclass.ApplyDefault(wanted, nil, settings.DefaultShareType)
+	listed := map[string]bool{}
+	for _, st := range types {
+		listed[st.ID] = true
+	}
+	plan := storageclass.Plan(storageclass.Input{State: opv1.ManagedStorageClass, Wanted: wanted,
+		Existing: map[string]*storagev1.StorageClass{}, Listed: listed, PruneAfter: settings.PruneAfter()})
+	var out []*storagev1.StorageClass
+	for _, a := range plan.Actions {
+		if a.Kind == storageclass.Create {
+			sc := a.Class.DeepCopy()
+			sc.TypeMeta = metav1.TypeMeta{APIVersion: "storage.k8s.io/v1", Kind: "StorageClass"}
+			out = append(out, sc)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, skipped, notices
+}
+
+// operatorSpec is the ClusterCSIDriver's spec as the operator reads it: Managed, Normal log level,
+// and the observed config library-go's config observer writes for a cluster with the default TLS
+// profile and no proxy.
+func operatorSpec() (*opv1.OperatorSpec, error) {
+	apiServers := configinformers.NewSharedInformerFactory(nil, 0).Config().V1().APIServers()
+	// The cluster's APIServer without a tlsSecurityProfile: the default (Intermediate) profile.
+	if err := apiServers.Informer().GetStore().Add(&configv1.APIServer{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}}); err != nil {
+		return nil, err
+	}
+	observed, errs := apiserver.ObserveTLSSecurityProfileWithPaths(
+		csiconfigobservercontroller.Listers{APIServerLister_: apiServers.Lister()},
+		events.NewInMemoryRecorder("render", clock.RealClock{}), map[string]any{},
+		csiconfigobservercontroller.MinTLSVersionPath(), csiconfigobservercontroller.CipherSuitesPath())
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("observing the TLS profile: %v", errs)
+	}
+	raw, err := json.Marshal(observed)
+	if err != nil {
+		return nil, err
+	}
+	return &opv1.OperatorSpec{ManagementState: opv1.Managed, LogLevel: opv1.Normal,
+		ObservedConfig: runtime.RawExtension{Raw: raw}}, nil
+}
+
+// world holds the informers the operator's hooks read, filled from the input and never started.
+type world struct {
+	kube   informers.SharedInformerFactory
+	config configinformers.SharedInformerFactory
+	source *operatorconfig.Source
+	mounts hooks.Mounts
+	// operandObjects are the objects other controllers write into the operand namespace: the CA
+	// copy and the driver secret.
+	operandObjects []runtime.Object
+}
+
+func newWorld(in Input) (*world, error) {
+	w := &world{
+		// No client: the informers are never started; their stores are filled below.
+		kube:   informers.NewSharedInformerFactory(nil, 0),
+		config: configinformers.NewSharedInformerFactory(nil, 0),
+	}
+	add := func(store interface{ Add(any) error }, objs ...any) error {
+		for _, o := range objs {
+			if err := store.Add(o); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	configMaps := w.kube.Core().V1().ConfigMaps()
+	secrets := w.kube.Core().V1().Secrets()
+	nodes := w.kube.Core().V1().Nodes()
+
+	infra := &configv1.Infrastructure{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}, Status: configv1.InfrastructureStatus{
+		InfrastructureName: in.ClusterID, ControlPlaneTopology: configv1.HighlyAvailableTopologyMode,
+		PlatformStatus: &configv1.PlatformStatus{Type: configv1.OpenStackPlatformType},
+	}}
+	if err := add(w.config.Config().V1().Infrastructures().Informer().GetStore(), infra); err != nil {
+		return nil, err
+	}
+	for i := 0; i < in.ControlPlaneNodes; i++ {
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("control-plane-%d", i),
+			Labels: map[string]string{"node-role.kubernetes.io/control-plane": ""}}}
+		if err := add(nodes.Informer().GetStore(), node); err != nil {
+			return nil, err
+		}
+	}
+	// On a cluster the network operator always fills the trusted CA ConfigMap.
+	trusted := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: hooks.TrustedCAConfigMap, Namespace: names.OperandNamespace},
+		Data: map[string]string{"ca-bundle.crt": ""}}
+	cms := []any{trusted}
+	if len(in.ConfigYAML) > 0 {
+		cms = append(cms, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: operatorconfig.ConfigMapName, Namespace: names.OperatorNamespace,
+			ResourceVersion: "1"}, // the Source re-parses on a new version
+			Data: map[string]string{operatorconfig.Key: string(in.ConfigYAML)}})
+	}
+	if len(in.CABundle) > 0 {
+		src := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: names.CloudConfigMap, Namespace: names.CloudConfigNamespace},
+			Data: map[string]string{names.CABundleKey: string(in.CABundle)}}
+		cp := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			ObjectMeta: metav1.ObjectMeta{Name: names.CloudCAConfigMap, Namespace: names.OperandNamespace},
+			Data:       map[string]string{names.CABundleKey: string(in.CABundle)}}
+		cms = append(cms, src, cp)
+		w.operandObjects = append(w.operandObjects, cp)
+	}
+	if err := add(configMaps.Informer().GetStore(), cms...); err != nil {
+		return nil, err
+	}
+	validate, err := operator.ConfigValidator()
+	if err != nil {
+		return nil, err
+	}
+	w.source = operatorconfig.NewSource(configMaps.Lister().ConfigMaps(names.OperatorNamespace), validate)
+	caInUse := secretsync.CAInUse(configMaps.Lister().ConfigMaps(names.CloudConfigNamespace), configMaps.Lister().ConfigMaps(names.OperandNamespace))
+	w.mounts = hooks.Mounts{Config: w.source, OpenStackCA: func() bool { return caInUse }}
+	if in.Cloud != nil {
+		secret := driverSecret(in.Cloud, caInUse)
+		// The workloads' hash annotations are then of the redacted values: no digest of a credential
+		// leaves the command.
+		if err := add(secrets.Informer().GetStore(), secret); err != nil {
+			return nil, err
+		}
+		shown := secret.DeepCopy()
+		shown.StringData, shown.Data = map[string]string{}, nil
+		for key := range secret.Data {
+			shown.StringData[key] = Redacted
+		}
+		w.operandObjects = append(w.operandObjects, shown)
+	}
+	return w, nil
+}
+
+// driverSecret is the secret the SecretSync controller writes, with every value redacted.
+func driverSecret(cloud *clientconfig.Cloud, caInUse bool) *corev1.Secret {
+	data := map[string][]byte{}
+	for key := range cloudcredentials.DriverSecret(cloud, caInUse) {
+		data[key] = []byte(Redacted)
+	}
+	return &corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: metav1.ObjectMeta{Name: names.DriverSecret, Namespace: names.OperandNamespace},
+		Type:       corev1.SecretTypeOpaque, Data: data}
+}

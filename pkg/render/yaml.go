@@ -1,0 +1,60 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
+)
+
+// staticAsset is an asset as the static-resource controllers apply it.
+func staticAsset(render resourceapply.AssetFunc, name string) (runtime.Object, error) {
+	data, err := render(name)
+	if err != nil {
+		return nil, err
+	}
+	obj := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal(data, &obj.Object); err != nil {
+		return nil, fmt.Errorf("asset %s: %w", name, err)
+	}
+	return obj, nil
+}
+
+// Write prints the objects as one YAML stream, in their order, each document headed by a comment
+// naming the object; then, as comments, the share types that get no class and what the
+// StorageClass controller would tell in events.
+func Write(w io.Writer, r *Result) error {
+	var out bytes.Buffer
+	for _, obj := range r.Objects {
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+		if err != nil {
+			return err
+		}
+		u := &unstructured.Unstructured{Object: m}
+		// What the API server fills in, not what the operator applies.
+		unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+		unstructured.RemoveNestedField(u.Object, "spec", "template", "metadata", "creationTimestamp")
+		unstructured.RemoveNestedField(u.Object, "status")
+		data, err := yaml.Marshal(u.Object)
+		if err != nil {
+			return err
+		}
+		name := u.GetName()
+		if ns := u.GetNamespace(); ns != "" {
+			name = ns + "/" + name
+		}
+		fmt.Fprintf(&out, "---\n# %s %s\n%s", u.GetKind(), name, data)
+	}
+	for _, s := range r.Skipped {
+		fmt.Fprintf(&out, "# No StorageClass for share type %q: %s\n", s.ShareType.Name, s.Reason)
+	}
+	for _, n := range r.Notices {
+		fmt.Fprintf(&out, "# %s\n", n)
+	}
+	_, err := w.Write(out.Bytes())
+	return err
+}
