@@ -78,12 +78,44 @@ func rbacObjects(t *testing.T, objs []*unstructured.Unstructured) []roleRules {
 	return out
 }
 
+// operatorRoles returns the roles bound to the operator's ServiceAccount (not, e.g., the one that lets
+// prometheus-k8s discover the metrics Service).
 func operatorRoles(t *testing.T) []roleRules {
 	objs, err := Objects()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rbacObjects(t, objs)
+	bound := map[string]bool{}
+	for _, o := range objs {
+		var ref rbacv1.RoleRef
+		var subjects []rbacv1.Subject
+		switch o.GetKind() {
+		case "ClusterRoleBinding":
+			b := convert(t, o, &rbacv1.ClusterRoleBinding{})
+			ref, subjects = b.RoleRef, b.Subjects
+		case "RoleBinding":
+			b := convert(t, o, &rbacv1.RoleBinding{})
+			ref, subjects = b.RoleRef, b.Subjects
+		default:
+			continue
+		}
+		if slices.ContainsFunc(subjects, func(s rbacv1.Subject) bool {
+			return s.Kind == "ServiceAccount" && s.Name == "manila-csi-driver-operator" && s.Namespace == "openshift-cluster-csi-drivers"
+		}) {
+			ns := o.GetNamespace()
+			if ref.Kind == "ClusterRole" {
+				ns = ""
+			}
+			bound[ref.Kind+"/"+ns+"/"+ref.Name] = true
+		}
+	}
+	var out []roleRules
+	for _, r := range rbacObjects(t, objs) {
+		if bound[r.kind+"/"+r.namespace+"/"+r.name] {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Least privilege: no wildcard, no cluster-wide Secret access, escalate and bind only by name.

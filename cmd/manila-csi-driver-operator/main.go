@@ -53,6 +53,9 @@ func newStartCommand() *cobra.Command {
 	cmd.Use = "start"
 	cmd.Short = "Start the operator"
 	opts.AddFlags(cmd.Flags())
+	var cert servingCert
+	cert.addFlags(cmd)
+	cmd.PreRunE = func(cmd *cobra.Command, args []string) error { return cert.apply(cmd, os.TempDir()) }
 	// Zero keeps library-go's defaults (137 s, 107 s, 26 s): a replacement for a killed process waits
 	// up to 163 s for its lease. Single-node clusters lengthen them; tests shorten them.
 	cmd.Flags().DurationVar(&config.LeaseDuration.Duration, "leader-election-lease-duration", 0, "how long a leader's lease lasts without renewal (0: library-go's default)")

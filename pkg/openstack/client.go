@@ -16,6 +16,8 @@ import (
 	gcopenstack "github.com/gophercloud/gophercloud/v2/openstack"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
 	"github.com/gophercloud/utils/v2/openstack/clientconfig"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/metrics"
 )
 
 // ManilaServiceType is the catalog type of Manila's v2 API.
@@ -31,6 +33,8 @@ type Client struct {
 	cloud        string
 	region       string
 	availability gophercloud.Availability
+	// endpoints tells the request metrics which service a URL belongs to.
+	endpoints *metrics.Endpoints
 }
 
 // Options are the inputs of Connect besides clouds.yaml.
@@ -76,6 +80,9 @@ func Connect(ctx context.Context, cloudsYAML []byte, cloudName string, opts Opti
 		MaxIdleConnsPerHost: 2,
 		IdleConnTimeout:     90 * time.Second,
 	}
+	endpoints := &metrics.Endpoints{}
+	endpoints.Add(metrics.ServiceIdentity, authOpts.IdentityEndpoint)
+	transport = metrics.InstrumentTransport(transport, endpoints)
 	if opts.Transport != nil {
 		transport = opts.Transport(transport)
 	}
@@ -103,7 +110,7 @@ func Connect(ctx context.Context, cloudsYAML []byte, cloudName string, opts Opti
 	} else if cloud.Interface != "" {
 		availability = gophercloud.Availability(cloud.Interface)
 	}
-	return &Client{provider: provider, cloud: cloudName, region: cloud.RegionName, availability: availability}, nil
+	return &Client{provider: provider, cloud: cloudName, region: cloud.RegionName, availability: availability, endpoints: endpoints}, nil
 }
 
 // HasRole reports whether the token carries the named role; known is false when the token does not
@@ -196,6 +203,7 @@ func (c *Client) Manila() (*gophercloud.ServiceClient, error) {
 		}
 		return nil, Redact(err)
 	}
+	c.endpoints.Add(metrics.ServiceManila, client.Endpoint)
 	return client, nil
 }
 

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/manila-csi/manila-csi-driver-operator/manifests"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
 
 // BuildOperator builds the operator binary into path with the given -ldflags.
@@ -33,7 +34,9 @@ type OperatorCommand struct {
 // OperatorCommandFor returns exactly the args and environment of the manifest's Deployment, except
 // what a pod gets from its cluster: the listen address moved to a free loopback port, --kubeconfig
 // with the ServiceAccount's token (in a pod, the mounted token), POD_NAME of a Pod of that
-// Deployment and TMPDIR at tmpDir (the emptyDir).
+// Deployment, TMPDIR at tmpDir (the emptyDir), and paths in flag values mapped into the pod's Secret
+// and ConfigMap volumes, written here as the kubelet writes them (it waits, as the kubelet does,
+// until a Secret volume's Secret exists, e.g. the serving certificate service-ca issues).
 func (w *World) OperatorCommandFor(t testing.TB, tmpDir string) OperatorCommand {
 	t.Helper()
 	d, err := manifests.Deployment()
@@ -49,10 +52,18 @@ func (w *World) OperatorCommandFor(t testing.TB, tmpDir string) OperatorCommand 
 	if err != nil {
 		t.Fatal(err)
 	}
+	pod := &podRoot{dir: t.TempDir(), spec: d.Spec.Template.Spec, namespace: names.OperatorNamespace}
+	Eventually(t, DefaultTimeout, "the operator pod's Secret and ConfigMap volumes", func(ctx context.Context) error {
+		return pod.materialize(ctx, w.Kube)
+	})
 	cmd := OperatorCommand{Port: port}
 	for _, a := range c.Args {
-		if strings.HasPrefix(a, "--listen=") {
+		name, value, isFlag := strings.Cut(a, "=")
+		switch {
+		case name == "--listen":
 			a = "--listen=127.0.0.1:" + strconv.Itoa(port)
+		case isFlag && strings.HasPrefix(name, "-"):
+			a = name + "=" + pod.hostValue(c, value)
 		}
 		cmd.Args = append(cmd.Args, a)
 	}

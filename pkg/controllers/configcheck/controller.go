@@ -12,6 +12,7 @@ import (
 	corev1informers "k8s.io/client-go/informers/core/v1"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/guard"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/metrics"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/state"
 )
@@ -32,9 +33,9 @@ const (
 //
 // Watches: ConfigMap openshift-cluster-csi-drivers/manila-csi-driver-operator-config.
 // Writes: condition OperatorConfigControllerDegraded (True naming the field path while the ConfigMap
-// is invalid; the last valid configuration stays in force), an event when the verdict changes, and,
-// while Managed, the last valid configuration into the operator's state ConfigMap so that a restarted
-// operator keeps it.
+// is invalid; the last valid configuration stays in force), metric config_valid, an event when the
+// verdict changes, and, while Managed, the last valid configuration into the operator's state
+// ConfigMap so that a restarted operator keeps it.
 // Policy: it never edits the admin's ConfigMap.
 type Controller struct {
 	d           Deps
@@ -76,6 +77,7 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		}
 	}
 	cfg, problem := c.d.Source.Current()
+	metrics.SetConfigValid(problem == nil)
 	cond := operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionFalse, Reason: ReasonAsExpected}
 	message := ""
 	if problem != nil {

@@ -54,6 +54,12 @@ func (o Observation) Disabled() bool {
 	return o.Outcome == NoManilaService || o.Outcome == NoShareTypes
 }
 
+// Answered reports whether OpenStack told whether Manila is there and, if so, its share types: a
+// successful poll, whatever it found.
+func (o Observation) Answered() bool {
+	return o.Outcome == ManilaFound || o.Disabled()
+}
+
 // statusUpdates turns an observation into condition changes. failures counts consecutive failed
 // polls including this one; grace is how many are tolerated before Degraded.
 // A failure never touches Disabled: a cloud that had Manila a minute ago still has it.

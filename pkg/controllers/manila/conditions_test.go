@@ -88,3 +88,14 @@ func TestGraceClearsAnInvalidCredentialsVerdict(t *testing.T) {
 		}
 	}
 }
+
+func TestAnswered(t *testing.T) {
+	for outcome, want := range map[Outcome]bool{
+		ManilaFound: true, NoManilaService: true, NoShareTypes: true,
+		PollFailed: false, InputMissing: false, InputInvalid: false,
+	} {
+		if got := (Observation{Outcome: outcome}).Answered(); got != want {
+			t.Errorf("outcome %d: Answered() = %v, want %v", outcome, got, want)
+		}
+	}
+}

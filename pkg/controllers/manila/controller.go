@@ -22,6 +22,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/guard"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/metrics"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
@@ -62,7 +63,8 @@ type Config struct {
 // retrying failures with a doubling delay.
 //
 // Publishes: every successful share-type listing to the sharetypes.Store, for the StorageClass
-// controller.
+// controller; each poll's duration and result, the time of the last successful one and the share
+// types it saw to pkg/metrics.
 //
 // Writes: conditions ManilaControllerDisabled (True with a reason when the catalog has no sharev2 or
 // Manila has no share types; removed when Manila is there) and ManilaControllerDegraded (True when polls
@@ -180,6 +182,8 @@ func (c *Controller) pollIfDue(ctx context.Context) (Observation, bool) {
 	} else {
 		obs = c.poll(ctx, in)
 	}
+	end := c.clock.Now()
+	metrics.ObservePoll(end.Sub(now), obs.Answered(), end, obs.ShareTypes)
 	if obs.Outcome == ManilaFound || obs.Disabled() {
 		c.failures = 0
 	} else {

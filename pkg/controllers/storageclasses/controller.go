@@ -28,6 +28,7 @@ import (
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/guard"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/metrics"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
@@ -54,7 +55,7 @@ const (
 // Writes: StorageClasses (only differences, compared through the informer cache, so a poll that
 // changes nothing writes nothing), conditions StorageClassControllerDegraded,
 // StorageClassControllerStale, StorageClassControllerProgressing and
-// StorageClassControllerOpenNFSAccess, and events.
+// StorageClassControllerOpenNFSAccess, events, and metric storage_classes (classes by state).
 //
 // Policy: it writes nothing unless the ClusterCSIDriver is Managed. It never touches a class without
 // its owner label. It deletes its own classes only when
@@ -222,6 +223,8 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	applyErr := c.apply(ctx, syncCtx.Recorder(), plan.Actions)
 	c.counting.Store(len(c.absent) > 0)
 	c.reportOnce(syncCtx.Recorder(), skipped, plan.Conflicts, notices, accessEvents(access))
+	// A class held for the machine network serves its share type all the same (kept or to come).
+	metrics.SetClasses(census(state, len(wanted)+len(access.held), skipped, plan))
 	if _, _, err := v1helpers.UpdateStatus(ctx, c.operatorClient, append(conditions(skipped, plan), accessConditions(access)...)...); err != nil {
 		return errors.Join(applyErr, err)
 	}

@@ -1,0 +1,43 @@
+package storageclasses
+
+import (
+	"strings"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/metrics"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
+)
+
+// census counts what a sync found for the storage_classes metric: the operator's classes serving a
+// listed share type (wanted, not blocked by a foreign class), its stale ones, the foreign classes in
+// the way and the skipped share types by reason. Under storageClassState Removed the operator keeps
+// no class.
+func census(state operatorv1.StorageClassStateName, wanted int, skipped []storageclass.Skipped, plan storageclass.Result) metrics.ClassCensus {
+	c := metrics.ClassCensus{Skipped: map[string]int{}}
+	for _, s := range skipped {
+		c.Skipped[skipReason(s)]++
+	}
+	if state == operatorv1.RemovedStorageClass {
+		return c
+	}
+	c.Owned = wanted - len(plan.Conflicts)
+	c.Stale = len(plan.Stale)
+	c.Foreign = len(plan.Conflicts)
+	return c
+}
+
+// skipReason maps why storageclass.Desired skipped a share type to a bounded label value. The reasons
+// are sentences naming the share type; their fixed parts tell them apart.
+func skipReason(s storageclass.Skipped) string {
+	switch {
+	case !s.NeedsAction:
+		return metrics.SkipNoNFS
+	case strings.Contains(s.Reason, "shareNetworkID"):
+		return metrics.SkipShareNetwork
+	case strings.Contains(s.Reason, "both serve other share types"):
+		return metrics.SkipNameCollision
+	default:
+		return metrics.SkipOther
+	}
+}
