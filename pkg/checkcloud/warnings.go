@@ -70,11 +70,11 @@ func classWarnings(types []ShareTypeReport, settings operatorconfig.StorageClass
 	var out []string
 	if len(unset) > 0 {
 		sort.Strings(unset)
-		out = append(out, fmt.Sprintf("StorageClass %s: nfs-shareClient is not set, so the driver opens every share to 0.0.0.0/0; set storageClasses.defaults.nfs-shareClient to the nodes' network", strings.Join(unset, ", ")))
+		out = append(out, fmt.Sprintf("StorageClass %s: nfs-shareClient is not set, so the driver opens every share to 0.0.0.0/0; set storageClasses.defaults.nfs-shareClient: machineNetwork to limit them to the cluster's machine network", strings.Join(unset, ", ")))
 	}
 	if len(open) > 0 {
 		sort.Strings(open)
-		out = append(out, fmt.Sprintf("StorageClass %s: nfs-shareClient opens every share to any address; narrow it to the nodes' network", strings.Join(open, ", ")))
+		out = append(out, fmt.Sprintf("StorageClass %s: nfs-shareClient opens every share to any address; narrow it to machineNetwork, the cluster's machine network", strings.Join(open, ", ")))
 	}
 	if settings.DefaultShareType != "" && !defaultServed {
 		out = append(out, fmt.Sprintf("storageClasses.defaultShareType %q gets no StorageClass, so no Manila class becomes the default", settings.DefaultShareType))

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
@@ -17,11 +18,11 @@ const Resync = 10 * time.Minute
 
 // KubeForNamespaces is library-go's KubeInformersForNamespaces ("" for cluster-scoped objects) whose
 // caches drop managedFields, which the operator never reads and which are often the larger part of
-// an object.
+// an object, and keep of a Node only what the operator reads (Slim).
 func KubeForNamespaces(kube kubernetes.Interface, namespaces ...string) v1helpers.KubeInformersForNamespaces {
 	factories := map[string]informers.SharedInformerFactory{}
 	for _, ns := range namespaces {
-		opts := []informers.SharedInformerOption{informers.WithTransform(DropManagedFields)}
+		opts := []informers.SharedInformerOption{informers.WithTransform(Slim)}
 		if ns != "" {
 			opts = append(opts, informers.WithNamespace(ns))
 		}
@@ -37,6 +38,30 @@ func KubeForNamespaces(kube kubernetes.Interface, namespaces ...string) v1helper
 func LabelledCluster(kube kubernetes.Interface, selector string) informers.SharedInformerFactory {
 	return informers.NewSharedInformerFactoryWithOptions(kube, Resync, informers.WithTransform(DropManagedFields),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector }))
+}
+
+// Named is a factory whose informers hold one object of the namespace, by name (a field selector, so
+// that RBAC may grant list and watch of that name only).
+func Named(kube kubernetes.Interface, namespace, name string) informers.SharedInformerFactory {
+	return informers.NewSharedInformerFactoryWithOptions(kube, Resync, informers.WithTransform(DropManagedFields),
+		informers.WithNamespace(namespace),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "metadata.name=" + name }))
+}
+
+// Slim is DropManagedFields, and of a Node keeps only its name, labels (the control-plane count) and
+// addresses (the machine network): a node's status (images, conditions, capacity) and annotations
+// are most of its size, times every node of the cluster. Nodes are never written from this cache.
+func Slim(obj any) (any, error) {
+	node, ok := obj.(*corev1.Node)
+	if !ok {
+		return DropManagedFields(obj)
+	}
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: node.Name, UID: node.UID, ResourceVersion: node.ResourceVersion, Labels: node.Labels,
+		},
+		Status: corev1.NodeStatus{Addresses: node.Status.Addresses},
+	}, nil
 }
 
 // DropManagedFields is an informer transform. An object updated from a cached copy keeps its

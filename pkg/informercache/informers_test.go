@@ -1,6 +1,7 @@
 package informercache
 
 import (
+	"reflect"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -22,5 +23,35 @@ func TestDropManagedFields(t *testing.T) {
 	tomb := cache.DeletedFinalStateUnknown{Key: "ns/a", Obj: cm}
 	if got, err := DropManagedFields(tomb); err != nil || got.(cache.DeletedFinalStateUnknown).Key != "ns/a" {
 		t.Errorf("tombstone: %v, %v", got, err)
+	}
+}
+
+func TestSlimNode(t *testing.T) {
+	node := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "master-0", UID: "u", ResourceVersion: "7",
+			Labels:        map[string]string{"node-role.kubernetes.io/master": ""},
+			Annotations:   map[string]string{"machine.openshift.io/machine": "openshift-machine-api/m0"},
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubelet"}}},
+		Spec: corev1.NodeSpec{ProviderID: "openstack:///x"},
+		Status: corev1.NodeStatus{
+			Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.0.0.5"}},
+			Images:    []corev1.ContainerImage{{Names: []string{"quay.io/a@sha256:0"}, SizeBytes: 1}},
+		},
+	}
+	got, err := Slim(node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "master-0", UID: "u", ResourceVersion: "7", Labels: node.Labels},
+		Status:     corev1.NodeStatus{Addresses: node.Status.Addresses},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Slim(node) = %+v, want %+v", got, want)
+	}
+	// Anything else only loses its managedFields.
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a", ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "x"}}}}
+	if out, _ := Slim(cm); out.(*corev1.ConfigMap).ManagedFields != nil || out.(*corev1.ConfigMap).Name != "a" {
+		t.Errorf("Slim(ConfigMap) = %+v", out)
 	}
 }

@@ -25,6 +25,7 @@ import (
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/cachedclient"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/informercache"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 )
@@ -46,6 +47,9 @@ type clients struct {
 	operatorClient   v1helpers.OperatorClientWithFinalizers
 	clock            clock.PassiveClock
 	start            func(stop <-chan struct{})
+
+	// installConfig caches ConfigMap kube-system/cluster-config-v1 only (nfs-shareClient: machineNetwork).
+	installConfig informers.SharedInformerFactory
 }
 
 func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
@@ -92,6 +96,7 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 		kubeInformers:    kubeInformers,
 		configInformer:   configinformers.NewSharedInformerFactory(config, resync),
 		operatorInformer: operatorinformers.NewSharedInformerFactory(operatorTyped, resync),
+		installConfig:    informercache.Named(kube, machinenetwork.InstallConfigNamespace, machinenetwork.InstallConfigName),
 		operatorClient:   operatorClient,
 		clock:            clk,
 	}
@@ -103,6 +108,7 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 			f.Start(stop)
 		}
 		c.operatorInformer.Start(stop)
+		c.installConfig.Start(stop)
 		dynamicInformers.Start(stop)
 		for _, f := range c.objectInformers {
 			f.Start(stop)

@@ -127,6 +127,8 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 		Config:                   configSource,
 		Recorder:                 recorder,
 		Clock:                    clk,
+		InstallConfig:            c.installConfig.Core().V1().ConfigMaps(),
+		Nodes:                    c.kubeInformers.InformersFor("").Core().V1().Nodes(),
 	})
 
 	klog.Infof("Starting %s for ClusterCSIDriver %s", names.OperatorName, names.CSIDriverName)

@@ -17,6 +17,7 @@ import (
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/extramounts"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/yamlsize"
 	"sigs.k8s.io/yaml"
 )
@@ -264,8 +265,10 @@ func (c *Config) validate() error {
 }
 
 func (s ClassSettings) validate(path string) error {
-	if s.NFSShareClient != nil && !validShareClient(*s.NFSShareClient) {
-		return &FieldError{Path: path + ".nfs-shareClient", Reason: fmt.Sprintf("%q is not an IP address or CIDR", *s.NFSShareClient)}
+	if s.NFSShareClient != nil {
+		if reason := invalidShareClient(*s.NFSShareClient); reason != "" {
+			return &FieldError{Path: path + ".nfs-shareClient", Reason: reason}
+		}
 	}
 	if s.AppendShareMetadata != nil {
 		var m map[string]string
@@ -287,14 +290,20 @@ func (s ClassSettings) validate(path string) error {
 	return nil
 }
 
-func validShareClient(v string) bool {
+// invalidShareClient says what is wrong with an nfs-shareClient list, "" when nothing is: each
+// comma-separated element is an IP address, a CIDR or machinenetwork.Keyword.
+func invalidShareClient(v string) string {
+	if strings.TrimSpace(v) == "" {
+		return fmt.Sprintf("empty; give IP addresses, CIDRs or %s, comma-separated", machinenetwork.Keyword)
+	}
 	for _, part := range strings.Split(v, ",") {
 		part = strings.TrimSpace(part)
-		if net.ParseIP(part) == nil {
-			if _, _, err := net.ParseCIDR(part); err != nil {
-				return false
-			}
+		if part == machinenetwork.Keyword || net.ParseIP(part) != nil {
+			continue
+		}
+		if _, _, err := net.ParseCIDR(part); err != nil {
+			return fmt.Sprintf("%q is not an IP address, a CIDR or %s", part, machinenetwork.Keyword)
 		}
 	}
-	return v != ""
+	return ""
 }

@@ -43,6 +43,12 @@ storageClasses:
 		{"bad reclaim policy", "storageClasses:\n  defaults:\n    reclaimPolicy: Recycle\n", "storageClasses.defaults.reclaimPolicy"},
 		{"bad binding mode", "storageClasses:\n  shareTypes:\n    gold:\n      volumeBindingMode: Later\n", "storageClasses.shareTypes.gold.volumeBindingMode"},
 		{"bad share client", "storageClasses:\n  defaults:\n    nfs-shareClient: everyone\n", "storageClasses.defaults.nfs-shareClient"},
+		{"machineNetwork", "storageClasses:\n  defaults:\n    nfs-shareClient: machineNetwork\n", ""},
+		{"machineNetwork per share type, in a list", "storageClasses:\n  shareTypes:\n    gold:\n      nfs-shareClient: machineNetwork, 192.168.7.0/24, fd00::1\n", ""},
+		{"machineNetwork misspelt", "storageClasses:\n  defaults:\n    nfs-shareClient: machinenetwork\n", "storageClasses.defaults.nfs-shareClient"},
+		{"a bad element per share type", "storageClasses:\n  shareTypes:\n    gold:\n      nfs-shareClient: 10.0.0.0/8,nodes\n", "storageClasses.shareTypes.gold.nfs-shareClient"},
+		{"an empty share client", "storageClasses:\n  defaults:\n    nfs-shareClient: \"\"\n", "storageClasses.defaults.nfs-shareClient"},
+		{"an empty element", "storageClasses:\n  defaults:\n    nfs-shareClient: 10.0.0.0/8,\n", "storageClasses.defaults.nfs-shareClient"},
 		{"bad metadata", "storageClasses:\n  defaults:\n    appendShareMetadata: team=a\n", "storageClasses.defaults.appendShareMetadata"},
 		{"empty mount option", "storageClasses:\n  defaults:\n    mountOptions: [\"\"]\n", "storageClasses.defaults.mountOptions[0]"},
 		{"negative prune count", "storageClasses:\n  pruneAfterListings: -1\n", "storageClasses.pruneAfterListings"},
@@ -144,5 +150,14 @@ nfsNodePlugin:
 		if !errors.As(err, &fe) || fe.Path != tt.path {
 			t.Errorf("%q: error %v, want path %s", tt.yaml, err, tt.path)
 		}
+	}
+}
+
+// The reason names the element at fault, so a long list needs no search.
+func TestShareClientReasonNamesTheElement(t *testing.T) {
+	_, err := Parse([]byte("storageClasses:\n  defaults:\n    nfs-shareClient: 10.0.0.0/8, everyone\n"))
+	var fe *FieldError
+	if !errors.As(err, &fe) || !strings.Contains(fe.Reason, `"everyone" is not an IP address, a CIDR or machineNetwork`) {
+		t.Fatalf("error %v", err)
 	}
 }

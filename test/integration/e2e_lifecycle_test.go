@@ -20,25 +20,36 @@ import (
 )
 
 // lifecycleTypes are the share types seeded in Manila: a plain type, one that names its protocol,
-// a private one, and one the stale case deletes after its class has proved it works.
+// a private one, one the stale case deletes after its class has proved it works, and one limited to
+// the cluster's machine network.
 var lifecycleTypes = []framework.ShareTypeSpec{
 	{Name: "default"},
 	// The test backend reports NFS_CIFS, as Manila's generic drivers do: "<in> NFS" matches it.
 	{Name: "Gold_NFS", ExtraSpecs: map[string]string{"storage_protocol": "<in> NFS"}},
 	{Name: "private-bronze", Private: true},
 	{Name: "doomed"},
+	{Name: "cluster-only"},
 }
 
 // lifecycleConfig is the operator config an admin writes: clients per class (a list, written with a
-// space after the comma, which the driver would pass on to Manila untrimmed; a single address; and
-// none: the driver's default), and later Retain for Gold_NFS.
+// space after the comma, which the driver would pass on to Manila untrimmed; a single address; the
+// cluster's machine network; and none: the driver's default), and later Retain for Gold_NFS.
 const lifecycleConfig = `storageClasses:
   shareTypes:
     Gold_NFS:
       nfs-shareClient: 10.0.0.0/24, 10.0.1.0/24
     private-bronze:
       nfs-shareClient: 192.168.7.7
+    cluster-only:
+      nfs-shareClient: machineNetwork
 `
+
+// lifecycleMachineNetwork is the install config's machine network and what cluster-only's class and
+// shares get from it.
+const (
+	lifecycleInstallConfig  = "apiVersion: v1\nnetworking:\n  machineNetwork:\n  - cidr: 192.168.5.0/24\n  - cidr: 10.0.0.0/16\n"
+	lifecycleMachineNetwork = "10.0.0.0/16,192.168.5.0/24"
+)
 
 const lifecycleNamespace = "e2e-lifecycle"
 
@@ -56,11 +67,15 @@ func TestE2EProvisioningLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.WriteOperatorConfig(t, lifecycleConfig)
+	w.WriteInstallConfig(t, lifecycleInstallConfig)
 	w.CreateClusterCSIDriver(t, operatorv1.Managed)
 	op := w.RunOperator(t)
 	classes := map[string]storagev1.StorageClass{}
 	for _, st := range lifecycleTypes {
 		classes[st.Name] = w.WaitForClassOfShareType(t, st.Name)
+	}
+	if got := classes["cluster-only"].Parameters["nfs-shareClient"]; got != lifecycleMachineNetwork {
+		t.Errorf("cluster-only's class has nfs-shareClient %q, want the machine network %q", got, lifecycleMachineNetwork)
 	}
 	w.WaitForDeployment(t, nil)
 	start := time.Now()

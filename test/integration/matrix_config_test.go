@@ -29,6 +29,7 @@ func TestOperatorConfigMatrix(t *testing.T) {
 		{"negative pruneAfterListings", strings.Replace(good, "defaults:", "pruneAfterListings: -2\n  defaults:", 1), "pruneAfterListings"},
 		{"reclaimPolicy out of range", strings.Replace(good, "allowVolumeExpansion: false", "allowVolumeExpansion: false\n    reclaimPolicy: Recycle", 1), "reclaimPolicy"},
 		{"volumeBindingMode out of range", strings.Replace(good, "allowVolumeExpansion: false", "allowVolumeExpansion: false\n    volumeBindingMode: Later", 1), "volumeBindingMode"},
+		{"nfs-shareClient machineNetwork misspelt", strings.Replace(good, "allowVolumeExpansion: false", "allowVolumeExpansion: false\n    nfs-shareClient: 10.0.0.0/8,machine-network", 1), "nfs-shareClient"},
 		{"nfs-shareClient not an address", strings.Replace(good, "allowVolumeExpansion: false", "allowVolumeExpansion: false\n    nfs-shareClient: everyone", 1), "nfs-shareClient"},
 		{"an alias bomb", "pad: &p [" + strings.Repeat("xxxxxxxxxx,", 1000) + "x]\nmore: [" + strings.Repeat("*p,", 300) + "*p]\n", "(document)"},
 		{"not YAML", "storageClasses: [\n", "(document)"},

@@ -27,6 +27,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/guard"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/metrics"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
@@ -48,18 +49,22 @@ const (
 //
 // Watches: each successful share-type listing of the Manila controller (no OpenStack request of its
 // own), StorageClasses named csi-manila-* or carrying its owner label, the operator ConfigMap and the
-// ClusterCSIDriver (spec.storageClassState).
+// ClusterCSIDriver (spec.storageClassState); for nfs-shareClient: machineNetwork, ConfigMap
+// kube-system/cluster-config-v1 and the Nodes' InternalIP addresses (only changes of those).
 //
 // Writes: StorageClasses (only differences, compared through the informer cache, so a poll that
-// changes nothing writes nothing), conditions StorageClassControllerDegraded and
-// StorageClassControllerStale, events, and metric storage_classes (classes by state).
+// changes nothing writes nothing), conditions StorageClassControllerDegraded,
+// StorageClassControllerStale, StorageClassControllerProgressing and
+// StorageClassControllerOpenNFSAccess, events, and metric storage_classes (classes by state).
 //
 // Policy: it writes nothing unless the ClusterCSIDriver is Managed. It never touches a class without
 // its owner label. It deletes its own classes only when
 // storageClassState is Removed, or when pruning is configured and the share type was absent from that
 // many successful listings in a row. A failed listing changes nothing. A class follows its share type
 // by ID: a type renamed in Manila keeps its class, recreated under the same name with the new `type`
-// and a ShareTypeRenamed event, never marked stale.
+// and a ShareTypeRenamed event, never marked stale. A class whose nfs-shareClient names
+// machineNetwork while the machine network is not known is neither created nor updated; when it
+// changes, the classes are recreated with the new list (parameters are immutable).
 type Controller struct {
 	operatorClient v1helpers.OperatorClient
 	evaluator      *csistorageclasscontroller.StorageClassStateEvaluator
@@ -68,6 +73,7 @@ type Controller struct {
 	listings       *sharetypes.Store
 	config         *operatorconfig.Source
 	clock          clock.PassiveClock
+	machineNetwork machineNetworkInputs
 
 	lastSeq  uint64
 	absent   map[string]int
@@ -90,6 +96,10 @@ type Deps struct {
 	Config                   *operatorconfig.Source
 	Recorder                 events.Recorder
 	Clock                    clock.PassiveClock
+
+	// InstallConfig holds ConfigMap kube-system/cluster-config-v1 only; Nodes every Node.
+	InstallConfig corev1informers.ConfigMapInformer
+	Nodes         corev1informers.NodeInformer
 }
 
 // NewController returns the factory controller, triggered also by every published listing.
@@ -105,6 +115,11 @@ func NewController(d Deps) factory.Controller {
 		absent:         map[string]int{},
 		reported:       map[string]bool{},
 		written:        written{},
+
+		machineNetwork: machineNetworkInputs{
+			installConfig: d.InstallConfig.Lister().ConfigMaps(machinenetwork.InstallConfigNamespace),
+			nodes:         d.Nodes.Lister(),
+		},
 	}
 	recorder := d.Recorder.WithComponentSuffix("storageclass-controller")
 	syncCtx := factory.NewSyncContext(ControllerName, recorder)
@@ -118,7 +133,8 @@ func NewController(d Deps) factory.Controller {
 		WithSync(guard.Sync(ControllerName, d.OperatorClient, c.sync)).
 		WithFilteredEventsInformers(ours, d.StorageClasses.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(operatorconfig.ConfigMapName), d.ConfigMaps.Informer()).
-		WithInformers(d.ClusterCSIDriverInformer).
+		WithInformers(d.ClusterCSIDriverInformer, d.InstallConfig.Informer(),
+			&addressEvents{informer: d.Nodes.Informer(), wanted: c.usesMachineNetwork}).
 		ToController(ControllerName, recorder)
 }
 
@@ -170,7 +186,11 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 			owners[sc.Name] = storageclass.Owner{ID: sc.Annotations[storageclass.ShareTypeIDAnnotation], Name: sc.Annotations[storageclass.ShareTypeNameAnnotation], PerZone: storageclass.PerZone(sc)}
 		}
 	}
-	wanted, skipped := storageclass.Desired(listing.Types, cfg.StorageClasses, owners)
+	settings, resolution, err := c.resolveShareClients(cfg.StorageClasses)
+	if err != nil {
+		return err
+	}
+	wanted, skipped := storageclass.Desired(listing.Types, settings, owners)
 	var zones map[string]bool
 	if cfg.Topology.Zonal() {
 		var zoneSkipped []storageclass.Skipped
@@ -182,10 +202,22 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		}
 	}
 	notices := storageclass.ApplyDefault(wanted, all, cfg.StorageClasses.DefaultShareType)
+	access := nfsAccess{resolution: resolution}
+	wanted, access.held = storageclass.HoldUnresolved(wanted)
+	if state != operatorv1.RemovedStorageClass {
+		access.open = storageclass.OpenToAnyHost(wanted)
+	} else {
+		access.held = nil // no class is written anyway
+	}
 	for _, w := range wanted {
 		if sc, ok := byName[w.Class.Name]; ok {
 			existing[sc.Name] = sc
 		}
+	}
+	for _, name := range access.held {
+		// Held for the machine network: neither wanted nor stale (a per-zone class would otherwise
+		// read as gone), so the plan leaves it as it is.
+		delete(existing, name)
 	}
 	listed := map[string]bool{}
 	for _, st := range listing.Types {
@@ -208,9 +240,10 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	})
 	applyErr := c.apply(ctx, syncCtx.Recorder(), plan.Actions)
 	c.counting.Store(len(c.absent) > 0)
-	c.reportOnce(syncCtx.Recorder(), skipped, plan.Conflicts, notices)
-	metrics.SetClasses(census(state, len(wanted), skipped, plan))
-	if _, _, err := v1helpers.UpdateStatus(ctx, c.operatorClient, conditions(skipped, plan)...); err != nil {
+	c.reportOnce(syncCtx.Recorder(), skipped, plan.Conflicts, notices, accessEvents(access))
+	// A class held for the machine network serves its share type all the same (kept or to come).
+	metrics.SetClasses(census(state, len(wanted)+len(access.held), skipped, plan))
+	if _, _, err := v1helpers.UpdateStatus(ctx, c.operatorClient, append(conditions(skipped, plan), accessConditions(access)...)...); err != nil {
 		return errors.Join(applyErr, err)
 	}
 	return applyErr
@@ -292,9 +325,9 @@ func preconditions(seen *storagev1.StorageClass) metav1.DeleteOptions {
 	return metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid, ResourceVersion: &rv}}
 }
 
-// reportOnce sends one event per skipped share type, per conflicting class and per default-class
-// notice while they last.
-func (c *Controller) reportOnce(recorder events.Recorder, skipped []storageclass.Skipped, conflicts, notices []string) {
+// reportOnce sends one event per skipped share type, per conflicting class, per default-class
+// notice and per NFS access finding (more) while they last.
+func (c *Controller) reportOnce(recorder events.Recorder, skipped []storageclass.Skipped, conflicts, notices []string, more []event) {
 	current := map[string]bool{}
 	for _, s := range skipped {
 		key := "skip/" + s.ShareType.ID + "/" + s.Reason
@@ -315,6 +348,13 @@ func (c *Controller) reportOnce(recorder events.Recorder, skipped []storageclass
 		current[key] = true
 		if !c.reported[key] {
 			recorder.Warningf("DefaultStorageClass", "%s", notice)
+		}
+	}
+	for _, e := range more {
+		key := "event/" + e.reason + "/" + e.message
+		current[key] = true
+		if !c.reported[key] {
+			e.send(recorder)
 		}
 	}
 	c.reported = current

@@ -1,0 +1,111 @@
+package storageclasses
+
+import (
+	"fmt"
+	"strings"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	"k8s.io/klog/v2"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
+)
+
+// Conditions about who may mount the shares. Neither is Degraded: a class open to any host is the
+// driver's default and may be meant; a machine network not known yet is a cluster still coming up.
+const (
+	// ConditionOpenNFSAccess lists the classes whose shares any host may mount (removed when none).
+	ConditionOpenNFSAccess = ControllerName + "OpenNFSAccess"
+	// ConditionProgressing is True while classes wait for the machine network to be known.
+	ConditionProgressing = ControllerName + "Progressing"
+)
+
+// nfsAccess is what one sync found about the classes' NFS access lists.
+type nfsAccess struct {
+	// resolution is the machine network, nil when no nfs-shareClient names machineNetwork.
+	resolution *machinenetwork.Resolution
+	// held are the classes not written because the machine network is not known yet.
+	held []string
+	// open are the classes whose shares any host may mount.
+	open []string
+}
+
+// resolveShareClients returns the class settings with machineNetwork resolved, and the resolution.
+func (c *Controller) resolveShareClients(settings operatorconfig.StorageClasses) (operatorconfig.StorageClasses, *machinenetwork.Resolution, error) {
+	if !storageclass.UsesMachineNetwork(settings) {
+		return settings, nil, nil
+	}
+	r, err := c.machineNetwork.resolve()
+	if err != nil {
+		return settings, nil, err
+	}
+	return storageclass.WithMachineNetwork(settings, r.CIDRs), &r, nil
+}
+
+// usesMachineNetwork tells the Node event filter whether node addresses matter now.
+func (c *Controller) usesMachineNetwork() bool {
+	cfg, _ := c.config.Current()
+	return cfg != nil && storageclass.UsesMachineNetwork(cfg.StorageClasses)
+}
+
+// accessEvents are the events of a sync's findings, each sent once while it lasts (keyed in reported).
+func accessEvents(a nfsAccess) []event {
+	var out []event
+	if len(a.open) > 0 {
+		out = append(out, event{warning: true, reason: "StorageClassOpenToAnyHost", message: storageclass.OpenToAnyHostMessage(a.open)})
+	}
+	if r := a.resolution; r != nil {
+		if r.Fallback != "" {
+			out = append(out, event{warning: true, reason: "MachineNetworkFallback", message: r.Fallback})
+		}
+		if len(r.CIDRs) > 0 {
+			out = append(out, event{reason: "MachineNetworkResolved", message: fmt.Sprintf(
+				"nfs-shareClient %s is %s (from %s)", machinenetwork.Keyword, strings.Join(r.CIDRs, ","), r.From)})
+		}
+	}
+	if len(a.held) > 0 {
+		out = append(out, event{warning: true, reason: "MachineNetworkUnknown", message: heldMessage(a.held)})
+	}
+	return out
+}
+
+type event struct {
+	warning         bool
+	reason, message string
+}
+
+func (e event) send(recorder events.Recorder) {
+	klog.Info(e.message)
+	if e.warning {
+		recorder.Warning(e.reason, e.message)
+	} else {
+		recorder.Event(e.reason, e.message)
+	}
+}
+
+func heldMessage(held []string) string {
+	return fmt.Sprintf("nfs-shareClient names %s, but neither ConfigMap %s/%s nor any Node's InternalIP gives the machine network yet: StorageClasses %s are not created or updated until one does (existing ones keep their access list)",
+		machinenetwork.Keyword, machinenetwork.InstallConfigNamespace, machinenetwork.InstallConfigName, strings.Join(held, ", "))
+}
+
+func accessConditions(a nfsAccess) []v1helpers.UpdateStatusFunc {
+	progressing := operatorv1.OperatorCondition{Type: ConditionProgressing, Status: operatorv1.ConditionFalse, Reason: "AsExpected"}
+	if len(a.held) > 0 {
+		progressing = operatorv1.OperatorCondition{Type: ConditionProgressing, Status: operatorv1.ConditionTrue,
+			Reason: "WaitingForMachineNetwork", Message: heldMessage(a.held)}
+	}
+	updates := []v1helpers.UpdateStatusFunc{v1helpers.UpdateConditionFn(progressing)}
+	if len(a.open) == 0 {
+		return append(updates, func(s *operatorv1.OperatorStatus) error {
+			v1helpers.RemoveOperatorCondition(&s.Conditions, ConditionOpenNFSAccess)
+			return nil
+		})
+	}
+	return append(updates, v1helpers.UpdateConditionFn(operatorv1.OperatorCondition{
+		Type: ConditionOpenNFSAccess, Status: operatorv1.ConditionTrue, Reason: "OpenToAnyHost",
+		Message: storageclass.OpenToAnyHostMessage(a.open),
+	}))
+}
