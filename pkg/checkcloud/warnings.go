@@ -10,6 +10,7 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/extramounts"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 )
 
 // nodeTargets are the workloads whose pods run privileged on every node: a hostPath there reaches
@@ -59,12 +60,13 @@ func classWarnings(types []ShareTypeReport, settings operatorconfig.StorageClass
 		if st.Name == settings.DefaultShareType {
 			defaultServed = true
 		}
-		clients, ok := c.Parameters[shareClientParameter]
-		switch {
-		case !ok:
-			unset = append(unset, c.Name)
-		case opensToAll(clients):
+		if !storageclass.OpensToAnyHost(c.Parameters) {
+			continue
+		}
+		if _, set := c.Parameters[shareClientParameter]; set {
 			open = append(open, c.Name)
+		} else {
+			unset = append(unset, c.Name)
 		}
 	}
 	var out []string
@@ -80,14 +82,4 @@ func classWarnings(types []ShareTypeReport, settings operatorconfig.StorageClass
 		out = append(out, fmt.Sprintf("storageClasses.defaultShareType %q gets no StorageClass, so no Manila class becomes the default", settings.DefaultShareType))
 	}
 	return out
-}
-
-func opensToAll(clients string) bool {
-	for _, c := range strings.Split(clients, ",") {
-		switch strings.TrimSpace(c) {
-		case "0.0.0.0/0", "::/0":
-			return true
-		}
-	}
-	return false
 }

@@ -41,12 +41,26 @@ type Wanted struct {
 	Class     *storagev1.StorageClass
 }
 
-// Skipped is a share type that gets no class, and why. NeedsAction marks reasons an admin can fix.
+// Skipped is a share type that gets no class, and why: Kind for programs (metrics), Reason for people.
+// NeedsAction marks reasons an admin can fix.
 type Skipped struct {
 	ShareType   sharetypes.ShareType
+	Kind        SkipKind
 	Reason      string
 	NeedsAction bool
 }
+
+// SkipKind is why a share type gets no class, as a fixed word.
+type SkipKind string
+
+const (
+	// SkipNoNFS: the type's storage_protocol names no NFS; the driver serves NFS only.
+	SkipNoNFS SkipKind = "NoNFS"
+	// SkipNoShareNetwork: a driver_handles_share_servers=True type without a share network in the config.
+	SkipNoShareNetwork SkipKind = "NoShareNetwork"
+	// SkipNameTaken: both names the type could get belong to other share types' classes.
+	SkipNameTaken SkipKind = "NameTaken"
+)
 
 // Owner is the share type an existing owned class was created for, from its annotations.
 // PerZone marks a per-zone class (topology.perZoneClasses), which never stands for the type's own.
@@ -64,12 +78,12 @@ func Desired(types []sharetypes.ShareType, settings operatorconfig.StorageClasse
 	var skipped []Skipped
 	for _, st := range types {
 		if reason, ok := servesNFS(st); !ok {
-			skipped = append(skipped, Skipped{ShareType: st, Reason: reason})
+			skipped = append(skipped, Skipped{ShareType: st, Kind: SkipNoNFS, Reason: reason})
 			continue
 		}
 		if isTrue(st.ExtraSpecs[extraSpecDHSS]) {
 			if net := settings.For(st.Name).ShareNetworkID; net == nil || *net == "" {
-				skipped = append(skipped, Skipped{ShareType: st, NeedsAction: true, Reason: fmt.Sprintf(
+				skipped = append(skipped, Skipped{ShareType: st, Kind: SkipNoShareNetwork, NeedsAction: true, Reason: fmt.Sprintf(
 					"share type %q has driver_handles_share_servers=True and needs a share network: set storageClasses.shareTypes.%s.shareNetworkID (or storageClasses.defaults.shareNetworkID) in ConfigMap %s",
 					st.Name, st.Name, operatorconfig.ConfigMapName)})
 				continue
@@ -99,7 +113,7 @@ func Desired(types []sharetypes.ShareType, settings operatorconfig.StorageClasse
 				name = hashedName(st.Name) // the class of another share type, present or gone
 			}
 			if _, taken := owned[name]; taken {
-				skipped = append(skipped, Skipped{ShareType: st, NeedsAction: true, Reason: fmt.Sprintf(
+				skipped = append(skipped, Skipped{ShareType: st, Kind: SkipNameTaken, NeedsAction: true, Reason: fmt.Sprintf(
 					"share type %q: StorageClasses %s and %s both serve other share types; delete the one no longer needed", st.Name, classNames[st.Name], name)})
 				continue
 			}

@@ -95,13 +95,19 @@ func HoldUnresolved(wanted []Wanted) (ready []Wanted, held []string) {
 func OpenToAnyHost(wanted []Wanted) []string {
 	var out []string
 	for _, w := range wanted {
-		v, ok := w.Class.Parameters[parameterShareClient]
-		if !ok || slices.ContainsFunc(splitClients(v), func(c string) bool { return c == "0.0.0.0/0" || c == "::/0" }) {
+		if OpensToAnyHost(w.Class.Parameters) {
 			out = append(out, w.Class.Name)
 		}
 	}
 	sort.Strings(out)
 	return out
+}
+
+// OpensToAnyHost reports whether a class with these parameters lets any host mount its shares:
+// nfs-shareClient unset (the driver then grants 0.0.0.0/0) or naming a whole address space.
+func OpensToAnyHost(parameters map[string]string) bool {
+	v, ok := parameters[parameterShareClient]
+	return !ok || slices.ContainsFunc(splitClients(v), func(c string) bool { return c == "0.0.0.0/0" || c == "::/0" })
 }
 
 // OpenToAnyHostMessage tells an admin which classes are open and what to set instead.

@@ -161,11 +161,11 @@ func (w *World) RunOperatorWith(t testing.TB, opts *operator.Options, counter *R
 		if w.OpenStack != nil {
 			for _, sentinel := range w.OpenStack.Sentinels() {
 				if strings.Contains(logs.String(), sentinel) {
-					t.Errorf("the operator's log shows one of the world's secrets:\n%s", RedactSentinel(linesWith(logs.String(), sentinel), sentinel))
+					t.Errorf("the operator's log shows one of the world's secrets:\n%s", RedactSentinel(LinesWith(logs.String(), sentinel), sentinel))
 				}
 			}
 		}
-		if denied := linesWith(logs.String(), "is forbidden"); denied != "" && !running.skipRBAC {
+		if denied := LinesWith(logs.String(), "is forbidden"); denied != "" && !running.skipRBAC {
 			t.Errorf("the operator was refused requests under its ServiceAccount (a missing rule in manifests/):\n%s", denied)
 		}
 		if t.Failed() {
@@ -188,7 +188,8 @@ func RedactSentinel(text, sentinel string) string {
 	return strings.ReplaceAll(text, sentinel, "<the world's password>")
 }
 
-func linesWith(s, substr string) string {
+// LinesWith returns the lines of s that contain substr.
+func LinesWith(s, substr string) string {
 	var out []string
 	for _, l := range strings.Split(s, "\n") {
 		if strings.Contains(l, substr) {

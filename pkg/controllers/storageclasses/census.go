@@ -1,8 +1,6 @@
 package storageclasses
 
 import (
-	"strings"
-
 	operatorv1 "github.com/openshift/api/operator/v1"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/metrics"
@@ -27,15 +25,14 @@ func census(state operatorv1.StorageClassStateName, wanted int, skipped []storag
 	return c
 }
 
-// skipReason maps why storageclass.Desired skipped a share type to a bounded label value. The reasons
-// are sentences naming the share type; their fixed parts tell them apart.
+// skipReason maps why storageclass.Desired skipped a share type to the metric's label value.
 func skipReason(s storageclass.Skipped) string {
-	switch {
-	case !s.NeedsAction:
+	switch s.Kind {
+	case storageclass.SkipNoNFS:
 		return metrics.SkipNoNFS
-	case strings.Contains(s.Reason, "shareNetworkID"):
+	case storageclass.SkipNoShareNetwork:
 		return metrics.SkipShareNetwork
-	case strings.Contains(s.Reason, "both serve other share types"):
+	case storageclass.SkipNameTaken:
 		return metrics.SkipNameCollision
 	default:
 		return metrics.SkipOther
