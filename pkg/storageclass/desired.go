@@ -60,6 +60,10 @@ const (
 	SkipNoShareNetwork SkipKind = "NoShareNetwork"
 	// SkipNameTaken: both names the type could get belong to other share types' classes.
 	SkipNameTaken SkipKind = "NameTaken"
+	// SkipNoZone: in topology.mode Zonal, none of the Manila zones the type is limited to is listed.
+	SkipNoZone SkipKind = "NoZone"
+	// SkipZoneName: in topology.mode Zonal, a Manila zone maps to a compute zone that is not a label value.
+	SkipZoneName SkipKind = "ZoneName"
 )
 
 // Owner is the share type an existing owned class was created for, from its annotations.

@@ -59,13 +59,13 @@ func Zonal(wanted []Wanted, topo operatorconfig.Topology, manilaZones []string, 
 				}
 			}
 			if len(zones) == 0 {
-				skipped = append(skipped, Skipped{ShareType: st, Reason: fmt.Sprintf(
+				skipped = append(skipped, Skipped{ShareType: st, Kind: SkipNoZone, Reason: fmt.Sprintf(
 					"share type %q is limited to availability zones %s, none of which Manila lists now", st.Name, strings.Join(limits, ", "))})
 				continue
 			}
 		}
 		if reason := invalidComputeZones(topo, zones); reason != "" {
-			skipped = append(skipped, Skipped{ShareType: st, NeedsAction: true, Reason: fmt.Sprintf("share type %q: %s", st.Name, reason)})
+			skipped = append(skipped, Skipped{ShareType: st, Kind: SkipZoneName, NeedsAction: true, Reason: fmt.Sprintf("share type %q: %s", st.Name, reason)})
 			continue
 		}
 		limited := len(limits) > 0
@@ -77,7 +77,7 @@ func Zonal(wanted []Wanted, topo operatorconfig.Topology, manilaZones []string, 
 		for _, z := range zones {
 			name := w.Class.Name + "-" + sanitize(z)
 			if o, ok := owned[name]; sanitize(z) == "" || len(name) > maxNameLength || taken[name] || (ok && o.ID != st.ID) {
-				skipped = append(skipped, Skipped{ShareType: st, NeedsAction: true, Reason: fmt.Sprintf(
+				skipped = append(skipped, Skipped{ShareType: st, Kind: SkipNameTaken, NeedsAction: true, Reason: fmt.Sprintf(
 					"share type %q: no class for availability zone %q: the name %s is not available", st.Name, z, name)})
 				continue
 			}
