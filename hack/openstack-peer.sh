@@ -11,6 +11,8 @@
 #   openstack-peer.sh seed   DIR              # create sample share types via the Manila API
 #   openstack-peer.sh bench  DIR              # latency medians (token issue/validate, share-type list) + RSS
 #   openstack-peer.sh all    DIR              # install + setup + start + seed
+#   openstack-peer.sh register-share-host DIR HOST ZONE   # a share service record in ZONE, so Manila
+#     lists that availability zone (hack/manila/register_share_host.py; no process runs for it)
 #   openstack-peer.sh start-keystone|stop-keystone|start-manila|stop-manila DIR   # fault tests
 #     (start-keystone honours KEYSTONE_TOKEN_EXPIRATION, in seconds)
 #
@@ -574,6 +576,8 @@ case "${1:-}" in
   stop-keystone)  stop_pidfile keystone "${2:?DIR}/run/keystone.pid" ;;
   start-manila)   D=$(cd "${2:?DIR}" && pwd); write_manila_conf "$D"; start_manila "$D" ;;
   stop-manila)    stop_pidfile manila-api "${2:?DIR}/run/manila-api.pid" ;;
+  register-share-host) D=$(cd "${2:?DIR}" && pwd)
+                  PYTHONDONTWRITEBYTECODE=1 "$PY" "$HACK_DIR/manila/register_share_host.py" "$D/manila/manila.conf" "${3:?HOST}" "${4:?ZONE}" 2> >(exit_noise) ;;
   setup)   cmd_setup "${2:-}" ;;
   start)   cmd_start "${2:-}" ;;
   stop)    cmd_stop "${2:-}" ;;

@@ -3,6 +3,7 @@ package openstack
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/gophercloud/gophercloud/v2"
 	gcsharetypes "github.com/gophercloud/gophercloud/v2/openstack/sharedfilesystems/v2/sharetypes"
@@ -81,9 +82,25 @@ func (l shareTypeList) shareTypes() []sharetypes.ShareType {
 		for k, v := range r.ExtraSpecs {
 			st.ExtraSpecs[k] = specString(v)
 		}
+		st.AvailabilityZones = splitZones(st.ExtraSpecs[extraSpecAvailabilityZones])
 		out = append(out, st)
 	}
 	return out
+}
+
+// extraSpecAvailabilityZones limits a share type to some Manila zones: names separated by commas.
+const extraSpecAvailabilityZones = "availability_zones"
+
+// splitZones reads the availability_zones extra spec as Manila does (comma-separated, blanks
+// trimmed, empty items dropped); nil when the type is not limited.
+func splitZones(spec string) []string {
+	var zones []string
+	for _, z := range strings.Split(spec, ",") {
+		if z = strings.TrimSpace(z); z != "" {
+			zones = append(zones, z)
+		}
+	}
+	return zones
 }
 
 func specString(v any) string {

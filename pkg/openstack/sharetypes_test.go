@@ -13,7 +13,8 @@ func TestDecodeShareTypes(t *testing.T) {
 	   "extra_specs": {"driver_handles_share_servers": "False", "storage_protocol": "NFS"},
 	   "required_extra_specs": {"driver_handles_share_servers": "False"}},
 	  {"id": "2", "name": "legacy", "os-share-type-access:is_public": true, "extra_specs": {"snapshot_support": true}},
-	  {"id": "3", "name": "private", "share_type_access:is_public": false, "required_extra_specs": {"driver_handles_share_servers": "True"}}
+	  {"id": "3", "name": "private", "share_type_access:is_public": false, "required_extra_specs": {"driver_handles_share_servers": "True"}},
+	  {"id": "4", "name": "zoned", "extra_specs": {"availability_zones": "az1,az2"}}
 	]}`
 	var list shareTypeList
 	if err := json.Unmarshal([]byte(body), &list); err != nil {
@@ -25,6 +26,7 @@ func TestDecodeShareTypes(t *testing.T) {
 			ExtraSpecs: map[string]string{"driver_handles_share_servers": "False", "storage_protocol": "NFS"}},
 		{ID: "2", Name: "legacy", IsPublic: true, ExtraSpecs: map[string]string{"snapshot_support": "True"}},
 		{ID: "3", Name: "private", ExtraSpecs: map[string]string{"driver_handles_share_servers": "True"}},
+		{ID: "4", Name: "zoned", ExtraSpecs: map[string]string{"availability_zones": "az1,az2"}, AvailabilityZones: []string{"az1", "az2"}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("shareTypes:\n got %+v\nwant %+v", got, want)

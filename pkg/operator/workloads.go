@@ -40,8 +40,8 @@ type WorkloadHooks struct {
 }
 
 // NewWorkloadHooks returns the hooks the operator applies to the controller Deployment and the two
-// node DaemonSets: observed proxy, trusted CA, secret hashes, replicas, extraMounts, and the refusal
-// of unfilled placeholders.
+// node DaemonSets: observed proxy, trusted CA, secret hashes, replicas, topology (--with-topology in
+// topology.mode Zonal), extraMounts, and the refusal of unfilled placeholders.
 func NewWorkloadHooks(in WorkloadInputs) WorkloadHooks {
 	replicasHook, replicasInformers := hooks.ControlPlaneReplicas(in.Nodes)
 	controllerMounts, mountInformers := in.Mounts.Deployment(extramounts.ControllerTarget)
@@ -51,6 +51,7 @@ func NewWorkloadHooks(in WorkloadInputs) WorkloadHooks {
 		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, MetricsCertSecret, in.OperandSecrets),
 		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, in.OperandSecrets),
 		replicasHook,
+		hooks.Topology{Config: in.Mounts.Config}.Deployment(),
 		hooks.DeploymentNoPlaceholders,
 		controllerMounts,
 	}
@@ -71,7 +72,8 @@ func NewWorkloadHooks(in WorkloadInputs) WorkloadHooks {
 		ControllerInformers: slices.Concat(workloadInformers, mountInformers, replicasInformers),
 	}
 	w.Node, w.NodeInformers = daemonSetHooks(extramounts.NodeTarget,
-		csidrivernodeservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, in.OperandSecrets))
+		csidrivernodeservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, in.OperandSecrets),
+		hooks.Topology{Config: in.Mounts.Config}.DaemonSet())
 	w.NFSNode, w.NFSNodeInformers = daemonSetHooks(extramounts.NFSNodeTarget)
 	return w
 }

@@ -36,6 +36,8 @@ type Config struct {
 	PollInterval *metav1.Duration `json:"pollInterval,omitempty"`
 	// StorageClasses controls the StorageClass per share type.
 	StorageClasses StorageClasses `json:"storageClasses,omitempty"`
+	// Topology maps Manila's availability zones to compute zones (see topology.go).
+	Topology Topology `json:"topology,omitempty"`
 	// ExtraMounts reach workloads by their propagation; the per-workload lists reach only that
 	// workload. Global entries come first, then local ones, as in lib-common.
 	ExtraMounts      []extramounts.VolMounts `json:"extraMounts,omitempty"`
@@ -238,6 +240,9 @@ func (c *Config) validate() error {
 	}
 	if c.PollInterval != nil && c.PollInterval.Duration < MinPollInterval {
 		return &FieldError{Path: "pollInterval", Reason: fmt.Sprintf("%s is below the minimum of %s", c.PollInterval.Duration, MinPollInterval)}
+	}
+	if err := c.Topology.validate(); err != nil {
+		return err
 	}
 	sc := c.StorageClasses
 	if sc.PruneAfterListings < 0 {

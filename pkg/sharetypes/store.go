@@ -18,6 +18,9 @@ type ShareType struct {
 	IsDefault   bool
 	// ExtraSpecs values are strings as Manila returns them ("True", "NFS", ...).
 	ExtraSpecs map[string]string
+	// AvailabilityZones are the Manila zones of the availability_zones extra spec, in its order;
+	// empty when the type may create shares in any zone.
+	AvailabilityZones []string
 }
 
 // Listing is one successful share-type listing. Seq counts listings since the operator started.
@@ -27,8 +30,11 @@ type Listing struct {
 	Seq      uint64
 	Types    []ShareType
 	Complete bool
-	// Unchanged is true when the previous listing had the same types, in the same order, and the
-	// same completeness: most listings at rest, which consumers may then skip.
+	// Zones are Manila's availability zones, listed in the same poll only when topology is on;
+	// nil when they were not listed.
+	Zones []string
+	// Unchanged is true when the previous listing had the same types, in the same order, the
+	// same completeness and the same zones: most listings at rest, which consumers may then skip.
 	Unchanged bool
 }
 
@@ -39,13 +45,18 @@ type Store struct {
 	subs   []func()
 }
 
-// Publish records a successful listing (possibly empty) and notifies subscribers.
+// Publish records a successful listing (possibly empty) without zones and notifies subscribers.
 func (s *Store) Publish(types []ShareType, complete bool) {
+	s.PublishWithZones(types, complete, nil)
+}
+
+// PublishWithZones records a successful listing with Manila's zones (nil: not listed).
+func (s *Store) PublishWithZones(types []ShareType, complete bool, zones []string) {
 	s.mu.Lock()
-	next := &Listing{Seq: 1, Types: types, Complete: complete}
+	next := &Listing{Seq: 1, Types: types, Complete: complete, Zones: zones}
 	if prev := s.latest; prev != nil {
 		next.Seq = prev.Seq + 1
-		next.Unchanged = prev.Complete == complete && reflect.DeepEqual(prev.Types, types)
+		next.Unchanged = prev.Complete == complete && reflect.DeepEqual(prev.Types, types) && reflect.DeepEqual(prev.Zones, zones)
 	}
 	s.latest = next
 	subs := append([]func(){}, s.subs...)

@@ -37,3 +37,24 @@ func TestPublishMarksUnchangedListings(t *testing.T) {
 		t.Errorf("subscribers were told of %d of %d listings", notified, len(steps))
 	}
 }
+
+func TestPublishWithZonesComparesZones(t *testing.T) {
+	gold := ShareType{ID: "1", Name: "gold", AvailabilityZones: []string{"az1"}}
+	steps := []struct {
+		zones         []string
+		wantUnchanged bool
+	}{
+		{nil, false},
+		{[]string{"az1", "az2"}, false}, // topology turned on: zones listed
+		{[]string{"az1", "az2"}, true},
+		{[]string{"az1"}, false}, // az2 vanished
+		{nil, false},             // topology turned off
+	}
+	var s Store
+	for i, step := range steps {
+		s.PublishWithZones([]ShareType{gold}, true, step.zones)
+		if l := s.Latest(); l.Unchanged != step.wantUnchanged {
+			t.Errorf("listing %d: Unchanged %v, want %v", i+1, l.Unchanged, step.wantUnchanged)
+		}
+	}
+}

@@ -60,11 +60,17 @@ const (
 	SkipNoShareNetwork SkipKind = "NoShareNetwork"
 	// SkipNameTaken: both names the type could get belong to other share types' classes.
 	SkipNameTaken SkipKind = "NameTaken"
+	// SkipNoZone: in topology.mode Zonal, none of the Manila zones the type is limited to is listed.
+	SkipNoZone SkipKind = "NoZone"
+	// SkipZoneName: in topology.mode Zonal, a Manila zone maps to a compute zone that is not a label value.
+	SkipZoneName SkipKind = "ZoneName"
 )
 
 // Owner is the share type an existing owned class was created for, from its annotations.
+// PerZone marks a per-zone class (topology.perZoneClasses), which never stands for the type's own.
 type Owner struct {
 	ID, Name string
+	PerZone  bool
 }
 
 // Desired returns the classes for the share types under the given settings. owned maps the names of
@@ -96,7 +102,7 @@ func Desired(types []sharetypes.ShareType, settings operatorconfig.StorageClasse
 	byID := map[string]string{}
 	ownerNames := map[string]string{}
 	for class, o := range owned {
-		if o.ID != "" {
+		if o.ID != "" && !o.PerZone {
 			byID[o.ID] = class
 		}
 		ownerNames[class] = o.Name

@@ -17,7 +17,8 @@ const (
 	Create ActionKind = "Create"
 	// Update changes mutable fields (metadata, allowVolumeExpansion, mountOptions) of an owned class.
 	Update ActionKind = "Update"
-	// Recreate deletes and creates an owned class whose immutable fields must change.
+	// Recreate deletes and creates an owned class whose immutable fields (parameters, reclaimPolicy,
+	// volumeBindingMode, allowedTopologies) must change.
 	Recreate ActionKind = "Recreate"
 	Delete   ActionKind = "Delete"
 )
@@ -39,6 +40,8 @@ type Input struct {
 	Existing map[string]*storagev1.StorageClass
 	// Listed holds the share-type IDs of the latest successful listing.
 	Listed map[string]bool
+	// Zones holds Manila's availability zones of that listing, nil when they were not listed.
+	Zones map[string]bool
 	// Absent counts, per owned class, the successful listings in a row that lacked its share type.
 	Absent     map[string]int
 	PruneAfter int
@@ -86,7 +89,7 @@ func Plan(in Input) Result {
 	}
 	for _, name := range sortedKeys(in.Existing) {
 		sc := in.Existing[name]
-		if wantedNames[name] || !Owned(sc) || in.Listed[sc.Annotations[ShareTypeIDAnnotation]] {
+		if wantedNames[name] || !Owned(sc) || !Gone(sc, in.Listed, in.Zones) {
 			continue
 		}
 		r.Stale = append(r.Stale, name)
@@ -107,11 +110,19 @@ func Plan(in Input) Result {
 	return r
 }
 
+// Gone reports whether an owned class that no wanted class stands for is stale: its share type is
+// not in the listing, none of the Manila zones it is limited to is listed any more, or it is a
+// per-zone class (its zone gone, or per-zone classes or topology turned off).
+func Gone(sc *storagev1.StorageClass, listed, zones map[string]bool) bool {
+	return !listed[sc.Annotations[ShareTypeIDAnnotation]] || zonesGone(sc, zones) || PerZone(sc)
+}
+
 func immutableDiffers(want, have *storagev1.StorageClass) bool {
 	return want.Provisioner != have.Provisioner ||
 		!equality.Semantic.DeepEqual(want.Parameters, have.Parameters) ||
 		!reflect.DeepEqual(want.ReclaimPolicy, have.ReclaimPolicy) ||
-		!reflect.DeepEqual(want.VolumeBindingMode, have.VolumeBindingMode)
+		!reflect.DeepEqual(want.VolumeBindingMode, have.VolumeBindingMode) ||
+		!equality.Semantic.DeepEqual(want.AllowedTopologies, have.AllowedTopologies)
 }
 
 // merge returns existing with the wanted mutable fields and the operator's metadata; other

@@ -63,8 +63,9 @@ type Config struct {
 // retrying failures with a doubling delay.
 //
 // Publishes: every successful share-type listing to the sharetypes.Store, for the StorageClass
-// controller; each poll's duration and result, the time of the last successful one and the share
-// types it saw to pkg/metrics.
+// controller, with Manila's availability zones when the operator config sets topology.mode Zonal
+// (one more request per poll, none otherwise); each poll's duration and result, the time of the last
+// successful one and the share types it saw to pkg/metrics.
 //
 // Writes: conditions ManilaControllerDisabled (True with a reason when the catalog has no sharev2 or
 // Manila has no share types; removed when Manila is there) and ManilaControllerDegraded (True when polls
@@ -96,6 +97,8 @@ type Controller struct {
 	lastPoll       time.Time
 	scheduledWith  time.Duration
 	lastGoodCA     []byte
+	// zonesPolledAt is the listing after which a poll was made early for Manila's zones.
+	zonesPolledAt uint64
 }
 
 // NewController returns the factory controller; secretInformer and operatorConfigMaps must be scoped
@@ -166,10 +169,13 @@ func (c *Controller) pollIfDue(ctx context.Context) (Observation, bool) {
 	if c.failures == 0 && !c.lastPoll.IsZero() && c.schedule().Interval != c.scheduledWith {
 		c.scheduleNext() // the poll interval changed: the next poll follows the new one
 	}
-	if key == c.lastInputs && now.Before(c.nextPoll) {
+	zonesMissing := c.failures == 0 && c.zonesMissing()
+	if key == c.lastInputs && now.Before(c.nextPoll) && !zonesMissing {
 		return Observation{}, false
 	}
-	if key != c.lastInputs {
+	if zonesMissing {
+		klog.V(4).Infof("Polling OpenStack: topology.mode Zonal needs Manila's availability zones")
+	} else if key != c.lastInputs {
 		klog.V(4).Infof("Polling OpenStack: credentials or CA changed, or the ClusterCSIDriver became Managed")
 	} else {
 		klog.V(4).Infof("Polling OpenStack: poll interval elapsed")
@@ -298,8 +304,12 @@ func (c *Controller) poll(ctx context.Context, in inputs) Observation {
 		}
 		return Observation{Outcome: PollFailed, Err: err}
 	}
+	zones, err := c.listZones(ctx, manila)
+	if err != nil {
+		return Observation{Outcome: PollFailed, Err: err}
+	}
 	if c.cfg.Listings != nil {
-		c.cfg.Listings.Publish(types, complete)
+		c.cfg.Listings.PublishWithZones(types, complete, zones)
 	}
 	if len(types) == 0 {
 		return Observation{Outcome: NoShareTypes}
@@ -308,6 +318,36 @@ func (c *Controller) poll(ctx context.Context, in inputs) Observation {
 		c.cfg.OnManilaFound(types)
 	}
 	return Observation{Outcome: ManilaFound, ShareTypes: len(types)}
+}
+
+// zonesMissing reports whether the operator config asks for topology and the latest listing came
+// without Manila's zones, as right after topology.mode turned Zonal: then the sync polls at once rather
+// than at the next interval, once per such listing (a poll that publishes nothing is not repeated
+// before its time) and never while polls are failing, which keep their backoff.
+func (c *Controller) zonesMissing() bool {
+	if c.cfg.OperatorConfig == nil || c.cfg.Listings == nil {
+		return false
+	}
+	cfg, _ := c.cfg.OperatorConfig.Current()
+	latest := c.cfg.Listings.Latest()
+	if cfg == nil || !cfg.Topology.Zonal() || latest == nil || latest.Zones != nil || latest.Seq == c.zonesPolledAt {
+		return false
+	}
+	c.zonesPolledAt = latest.Seq
+	return true
+}
+
+// listZones lists Manila's availability zones when the operator config turns topology on, the one
+// extra request of such a poll; otherwise it asks nothing and returns nil. A failure fails the poll,
+// so classes are never planned against a zone list that is not known.
+func (c *Controller) listZones(ctx context.Context, manila *gophercloud.ServiceClient) ([]string, error) {
+	if c.cfg.OperatorConfig == nil {
+		return nil, nil
+	}
+	if cfg, _ := c.cfg.OperatorConfig.Current(); cfg == nil || !cfg.Topology.Zonal() {
+		return nil, nil
+	}
+	return openstack.ListAvailabilityZones(ctx, manila)
 }
 
 // sessionRefreshAfter is how many failed polls in a row make the next one log in again, re-reading the

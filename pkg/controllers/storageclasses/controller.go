@@ -168,6 +168,9 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if listing == nil || cfg == nil {
 		return nil // no listing yet, or no valid configuration ever: change nothing
 	}
+	if cfg.Topology.Zonal() && listing.Zones == nil {
+		return nil // topology just turned on: the Manila controller polls for the zones at once
+	}
 	state := c.evaluator.GetStorageClassState(names.CSIDriverName)
 	all, err := c.classes.List(labels.Everything())
 	if err != nil {
@@ -180,7 +183,7 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		byName[sc.Name] = sc
 		if storageclass.Owned(sc) {
 			existing[sc.Name] = sc
-			owners[sc.Name] = storageclass.Owner{ID: sc.Annotations[storageclass.ShareTypeIDAnnotation], Name: sc.Annotations[storageclass.ShareTypeNameAnnotation]}
+			owners[sc.Name] = storageclass.Owner{ID: sc.Annotations[storageclass.ShareTypeIDAnnotation], Name: sc.Annotations[storageclass.ShareTypeNameAnnotation], PerZone: storageclass.PerZone(sc)}
 		}
 	}
 	settings, resolution, err := c.resolveShareClients(cfg.StorageClasses)
@@ -188,6 +191,16 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		return err
 	}
 	wanted, skipped := storageclass.Desired(listing.Types, settings, owners)
+	var zones map[string]bool
+	if cfg.Topology.Zonal() {
+		var zoneSkipped []storageclass.Skipped
+		wanted, zoneSkipped = storageclass.Zonal(wanted, cfg.Topology, listing.Zones, owners)
+		skipped = append(skipped, zoneSkipped...)
+		zones = map[string]bool{}
+		for _, z := range listing.Zones {
+			zones[z] = true
+		}
+	}
 	notices := storageclass.ApplyDefault(wanted, all, cfg.StorageClasses.DefaultShareType)
 	access := nfsAccess{resolution: resolution}
 	wanted, access.held = storageclass.HoldUnresolved(wanted)
@@ -201,12 +214,17 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 			existing[sc.Name] = sc
 		}
 	}
+	for _, name := range access.held {
+		// Held for the machine network: neither wanted nor stale (a per-zone class would otherwise
+		// read as gone), so the plan leaves it as it is.
+		delete(existing, name)
+	}
 	listed := map[string]bool{}
 	for _, st := range listing.Types {
 		listed[st.ID] = true
 	}
 	if listing.Complete {
-		c.countAbsences(listing.Seq, existing, listed)
+		c.countAbsences(listing.Seq, existing, wanted, listed, zones)
 	} else {
 		// A partial listing proves no absence: every owned class counts as listed.
 		for _, sc := range existing {
@@ -217,7 +235,7 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	}
 
 	plan := storageclass.Plan(storageclass.Input{
-		State: state, Wanted: wanted, Existing: existing, Listed: listed,
+		State: state, Wanted: wanted, Existing: existing, Listed: listed, Zones: zones,
 		Absent: c.absent, PruneAfter: cfg.StorageClasses.PruneAfter(), Now: c.clock.Now(),
 	})
 	applyErr := c.apply(ctx, syncCtx.Recorder(), plan.Actions)
@@ -231,14 +249,19 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	return applyErr
 }
 
-// countAbsences advances, once per listing, how many listings in a row lacked each owned class's type.
-func (c *Controller) countAbsences(seq uint64, existing map[string]*storagev1.StorageClass, listed map[string]bool) {
+// countAbsences advances, once per listing, how many listings in a row lacked each owned class's type
+// (or, for a class limited to Manila zones, its zones).
+func (c *Controller) countAbsences(seq uint64, existing map[string]*storagev1.StorageClass, wanted []storageclass.Wanted, listed, zones map[string]bool) {
 	if seq == c.lastSeq {
 		return
 	}
 	c.lastSeq = seq
+	wantedNames := map[string]bool{}
+	for _, w := range wanted {
+		wantedNames[w.Class.Name] = true
+	}
 	for name, sc := range existing {
-		if !storageclass.Owned(sc) || listed[sc.Annotations[storageclass.ShareTypeIDAnnotation]] {
+		if !storageclass.Owned(sc) || wantedNames[name] || !storageclass.Gone(sc, listed, zones) {
 			delete(c.absent, name)
 			continue
 		}
@@ -275,7 +298,7 @@ func (c *Controller) apply(ctx context.Context, recorder events.Recorder, action
 				recorder.Eventf("ShareTypeRenamed", "Share type %s was renamed from %q to %q in Manila: recreated StorageClass %s (same name) with type=%s; existing volumes are not affected",
 					a.Class.Annotations[storageclass.ShareTypeIDAnnotation], from, to, a.Class.Name, to)
 			} else if err == nil {
-				recorder.Eventf("StorageClassRecreated", "Recreated StorageClass %s: its parameters, reclaimPolicy or volumeBindingMode changed, which a StorageClass cannot update in place; existing volumes are not affected", a.Class.Name)
+				recorder.Eventf("StorageClassRecreated", "Recreated StorageClass %s: its parameters, reclaimPolicy, volumeBindingMode or allowedTopologies changed, which a StorageClass cannot update in place; existing volumes are not affected", a.Class.Name)
 			}
 		case storageclass.Delete:
 			err = api.Delete(ctx, a.Class.Name, preconditions(a.Class))
@@ -367,6 +390,6 @@ func conditions(skipped []storageclass.Skipped, plan storageclass.Result) []v1he
 	}
 	return append(updates, v1helpers.UpdateConditionFn(operatorv1.OperatorCondition{
 		Type: ConditionStale, Status: operatorv1.ConditionTrue, Reason: "ShareTypesGone",
-		Message: "StorageClasses whose Manila share type no longer exists (kept for new claims; set storageClasses.prune to delete them): " + strings.Join(plan.Stale, ", "),
+		Message: "StorageClasses whose Manila share type (or availability zone) no longer exists (kept for new claims; set storageClasses.prune to delete them): " + strings.Join(plan.Stale, ", "),
 	}))
 }
