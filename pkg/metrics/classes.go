@@ -7,6 +7,8 @@ const (
 	SkipNoNFS         = "no_nfs_protocol"
 	SkipShareNetwork  = "share_network_missing"
 	SkipNameCollision = "name_collision"
+	SkipNoZone        = "no_zone"
+	SkipZoneName      = "zone_name_invalid"
 	SkipOther         = "other"
 )
 
@@ -37,7 +39,7 @@ func ClassSeries(c ClassCensus) map[[2]string]float64 {
 	return out
 }
 
-var skipReasons = []string{SkipNoNFS, SkipShareNetwork, SkipNameCollision, SkipOther}
+var skipReasons = []string{SkipNoNFS, SkipShareNetwork, SkipNameCollision, SkipNoZone, SkipZoneName, SkipOther}
 
 func knownReason(r string) bool { return slices.Contains(skipReasons, r) }
 

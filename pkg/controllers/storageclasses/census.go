@@ -34,6 +34,10 @@ func skipReason(s storageclass.Skipped) string {
 		return metrics.SkipShareNetwork
 	case storageclass.SkipNameTaken:
 		return metrics.SkipNameCollision
+	case storageclass.SkipNoZone:
+		return metrics.SkipNoZone
+	case storageclass.SkipZoneName:
+		return metrics.SkipZoneName
 	default:
 		return metrics.SkipOther
 	}

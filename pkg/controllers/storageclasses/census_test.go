@@ -79,3 +79,19 @@ func TestCensus(t *testing.T) {
 		}
 	}
 }
+
+// Every kind of skip the planner reports has a label of its own; only an unknown kind reads "other".
+func TestSkipReasonLabels(t *testing.T) {
+	for kind, want := range map[storageclass.SkipKind]string{
+		storageclass.SkipNoNFS:          metrics.SkipNoNFS,
+		storageclass.SkipNoShareNetwork: metrics.SkipShareNetwork,
+		storageclass.SkipNameTaken:      metrics.SkipNameCollision,
+		storageclass.SkipNoZone:         metrics.SkipNoZone,
+		storageclass.SkipZoneName:       metrics.SkipZoneName,
+		"SomethingNew":                  metrics.SkipOther,
+	} {
+		if got := skipReason(storageclass.Skipped{Kind: kind}); got != want {
+			t.Errorf("skip kind %s: label %q, want %q", kind, got, want)
+		}
+	}
+}
