@@ -15,7 +15,7 @@ import (
 )
 
 // ProvisioningTimeout bounds each step of a claim's life in the provisioning world; seconds are the
-// norm (README).
+// norm (docs/test-world.md).
 const ProvisioningTimeout = 90 * time.Second
 
 // WaitForClassOfShareType waits for the operator's StorageClass of a share type (by name).

@@ -19,7 +19,7 @@ type Share struct {
 }
 
 // SharesByMetadata lists the shares of every project whose metadata holds all the given pairs, as the
-// admin: GET /v2/shares/detail?all_tenants=1&metadata={...}, what the README's recipe (and
+// admin: GET /v2/shares/detail?all_tenants=1&metadata={...}, what the recipe in docs/tools.md (and
 // `openstack share list --all-projects --property k=v`) asks Manila.
 func (o *OpenStack) SharesByMetadata(ctx context.Context, metadata map[string]string) ([]Share, error) {
 	client, err := o.manila(ctx)

@@ -55,7 +55,7 @@ func checkShare(t *testing.T, w *framework.World, share framework.Share, class s
 			t.Errorf("share %s metadata %v; want %s=%q", share.ID, share.Metadata, k, v)
 		}
 	}
-	// The README's recipe: the claim's share, found in Manila by the cluster's and the claim's metadata.
+	// The recipe of docs/tools.md: the claim's share, found in Manila by the cluster's and the claim's metadata.
 	found, err := w.OpenStack.SharesByMetadata(context.Background(), map[string]string{clusterMetadataKey: clusterID,
 		"csi.storage.k8s.io/pvc/namespace": claim.Namespace, "csi.storage.k8s.io/pvc/name": claim.Name})
 	if err != nil {
