@@ -81,6 +81,8 @@ func newCheckCloudCommand(exit func(int)) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check-cloud --clouds FILE [--cloud openstack] [--cacert FILE] [--config FILE] [-o text|json|yaml]",
 		Short: "Check that the operator could use Manila with a clouds.yaml, and show the StorageClasses it would make",
+		// stdout is the report (-o json for scripts): usage after a bad flag would spoil it.
+		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 || o.CloudsFile == "" {
 				fmt.Fprintln(cmd.ErrOrStderr(), "check-cloud: --clouds FILE is required and no arguments are taken")
