@@ -97,15 +97,22 @@ func accessConditions(a nfsAccess) []v1helpers.UpdateStatusFunc {
 		progressing = operatorv1.OperatorCondition{Type: ConditionProgressing, Status: operatorv1.ConditionTrue,
 			Reason: "WaitingForMachineNetwork", Message: heldMessage(a.held)}
 	}
-	updates := []v1helpers.UpdateStatusFunc{v1helpers.UpdateConditionFn(progressing)}
-	if len(a.open) == 0 {
-		return append(updates, func(s *operatorv1.OperatorStatus) error {
-			v1helpers.RemoveOperatorCondition(&s.Conditions, ConditionOpenNFSAccess)
-			return nil
-		})
+	open := operatorv1.OperatorCondition{Type: ConditionOpenNFSAccess}
+	if len(a.open) > 0 {
+		open = operatorv1.OperatorCondition{Type: ConditionOpenNFSAccess, Status: operatorv1.ConditionTrue,
+			Reason: "OpenToAnyHost", Message: storageclass.OpenToAnyHostMessage(a.open)}
 	}
-	return append(updates, v1helpers.UpdateConditionFn(operatorv1.OperatorCondition{
-		Type: ConditionOpenNFSAccess, Status: operatorv1.ConditionTrue, Reason: "OpenToAnyHost",
-		Message: storageclass.OpenToAnyHostMessage(a.open),
-	}))
+	return []v1helpers.UpdateStatusFunc{v1helpers.UpdateConditionFn(progressing), trueOrRemoved(open)}
+}
+
+// trueOrRemoved sets a condition that is only ever True, or removes it when its status is empty: a
+// warning that no longer holds leaves no False condition behind.
+func trueOrRemoved(cond operatorv1.OperatorCondition) v1helpers.UpdateStatusFunc {
+	if cond.Status == operatorv1.ConditionTrue {
+		return v1helpers.UpdateConditionFn(cond)
+	}
+	return func(s *operatorv1.OperatorStatus) error {
+		v1helpers.RemoveOperatorCondition(&s.Conditions, cond.Type)
+		return nil
+	}
 }

@@ -381,15 +381,10 @@ func conditions(skipped []storageclass.Skipped, plan storageclass.Result) []v1he
 		degraded = operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionTrue,
 			Reason: "ActionRequired", Message: strings.Join(problems, "; ")}
 	}
-	updates := []v1helpers.UpdateStatusFunc{v1helpers.UpdateConditionFn(degraded)}
-	if len(plan.Stale) == 0 {
-		return append(updates, func(s *operatorv1.OperatorStatus) error {
-			v1helpers.RemoveOperatorCondition(&s.Conditions, ConditionStale)
-			return nil
-		})
+	stale := operatorv1.OperatorCondition{Type: ConditionStale}
+	if len(plan.Stale) > 0 {
+		stale = operatorv1.OperatorCondition{Type: ConditionStale, Status: operatorv1.ConditionTrue, Reason: "ShareTypesGone",
+			Message: "StorageClasses whose Manila share type (or availability zone) no longer exists (kept for new claims; set storageClasses.prune to delete them): " + strings.Join(plan.Stale, ", ")}
 	}
-	return append(updates, v1helpers.UpdateConditionFn(operatorv1.OperatorCondition{
-		Type: ConditionStale, Status: operatorv1.ConditionTrue, Reason: "ShareTypesGone",
-		Message: "StorageClasses whose Manila share type (or availability zone) no longer exists (kept for new claims; set storageClasses.prune to delete them): " + strings.Join(plan.Stale, ", "),
-	}))
+	return []v1helpers.UpdateStatusFunc{v1helpers.UpdateConditionFn(degraded), trueOrRemoved(stale)}
 }
