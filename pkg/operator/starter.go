@@ -92,7 +92,7 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 	}
 	schedule := manila.DefaultSchedule()
 	schedule.Interval = o.PollInterval
-	manilaController := manila.NewController(manila.Config{
+	manilaController := manila.NewController(manila.Deps{Config: manila.Config{
 		Schedule:           schedule,
 		CatalogRefresh:     o.CatalogRefresh,
 		RequestTimeout:     o.RequestTimeout,
@@ -109,8 +109,10 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 			}
 			startOperand("Manila found")
 		},
-	}, c.operatorClient, operatorNS.Secrets(), operatorNS.ConfigMaps(),
-		cloudConfigNS.ConfigMaps(), recorder, clk)
+	},
+		OperatorClient: c.operatorClient, Secrets: operatorNS.Secrets(), OperatorConfigMaps: operatorNS.ConfigMaps(),
+		CloudConfigMaps: cloudConfigNS.ConfigMaps(), Recorder: recorder, Clock: clk,
+	})
 	configController := configcheck.NewController(configcheck.Deps{
 		Source: configSource, State: store, OperatorClient: c.operatorClient,
 		ConfigMaps: operatorNS.ConfigMaps(), Recorder: recorder,

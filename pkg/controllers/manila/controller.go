@@ -101,27 +101,40 @@ type Controller struct {
 	zonesPolledAt uint64
 }
 
-// NewController returns the factory controller; secretInformer and operatorConfigMaps must be scoped
-// to the operator namespace and configMapInformer to openshift-config.
-func NewController(cfg Config, operatorClient v1helpers.OperatorClient, secretInformer corev1informers.SecretInformer,
-	operatorConfigMaps, configMapInformer corev1informers.ConfigMapInformer, recorder events.Recorder, clk clock.PassiveClock) factory.Controller {
+// Deps is what NewController needs: the tunables and the informers, each scoped as its comment says.
+type Deps struct {
+	Config
+	OperatorClient v1helpers.OperatorClient
+	// Secrets is the operator namespace's Secret informer: the credentials.
+	Secrets corev1informers.SecretInformer
+	// OperatorConfigMaps is the operator namespace's ConfigMap informer: the operator config.
+	OperatorConfigMaps corev1informers.ConfigMapInformer
+	// CloudConfigMaps is openshift-config's ConfigMap informer: the OpenStack CA.
+	CloudConfigMaps corev1informers.ConfigMapInformer
+	Recorder        events.Recorder
+	Clock           clock.PassiveClock
+}
+
+// NewController returns the factory controller.
+func NewController(d Deps) factory.Controller {
+	cfg := d.Config
 	if cfg.Grace <= 0 {
 		cfg.Grace = 3
 	}
 	c := &Controller{
 		cfg:            cfg,
-		operatorClient: operatorClient,
-		secrets:        secretInformer.Lister().Secrets(names.OperatorNamespace),
-		caConfigMaps:   configMapInformer.Lister().ConfigMaps(names.CloudConfigNamespace),
-		recorder:       recorder.WithComponentSuffix("manila-controller"),
-		clock:          clk,
+		operatorClient: d.OperatorClient,
+		secrets:        d.Secrets.Lister().Secrets(names.OperatorNamespace),
+		caConfigMaps:   d.CloudConfigMaps.Lister().ConfigMaps(names.CloudConfigNamespace),
+		recorder:       d.Recorder.WithComponentSuffix("manila-controller"),
+		clock:          d.Clock,
 	}
 	return factory.New().
-		WithSync(guard.Sync(ControllerName, operatorClient, c.sync)).
-		WithInformers(operatorClient.Informer()).
-		WithFilteredEventsInformers(factory.NamesFilter(names.CloudCredentialsSecret), secretInformer.Informer()).
-		WithFilteredEventsInformers(factory.NamesFilter(operatorconfig.ConfigMapName), operatorConfigMaps.Informer()).
-		WithFilteredEventsInformers(factory.NamesFilter(names.CloudConfigMap), configMapInformer.Informer()).
+		WithSync(guard.Sync(ControllerName, d.OperatorClient, c.sync)).
+		WithInformers(d.OperatorClient.Informer()).
+		WithFilteredEventsInformers(factory.NamesFilter(names.CloudCredentialsSecret), d.Secrets.Informer()).
+		WithFilteredEventsInformers(factory.NamesFilter(operatorconfig.ConfigMapName), d.OperatorConfigMaps.Informer()).
+		WithFilteredEventsInformers(factory.NamesFilter(names.CloudConfigMap), d.CloudConfigMaps.Informer()).
 		ToController(ControllerName, c.recorder)
 }
 
