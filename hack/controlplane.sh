@@ -141,6 +141,8 @@ cmd_crds() {
     "$api/config/v1/zz_generated.crd-manifests/0000_10_config-operator_01_featuregates.crd.yaml" \
     "$api/config/v1/zz_generated.crd-manifests/0000_10_config-operator_01_apiservers-Default.crd.yaml" \
     "$k8s/cluster/addons/volumesnapshots/crd/snapshot.storage.k8s.io_volumesnapshotclasses.yaml" \
+    "$k8s/cluster/addons/volumesnapshots/crd/snapshot.storage.k8s.io_volumesnapshots.yaml" \
+    "$k8s/cluster/addons/volumesnapshots/crd/snapshot.storage.k8s.io_volumesnapshotcontents.yaml" \
     "$prom/example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml" \
     "$prom/example/prometheus-operator-crd/monitoring.coreos.com_prometheusrules.yaml" \
     "$out/"

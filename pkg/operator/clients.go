@@ -7,6 +7,7 @@ import (
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
 	configinformers "github.com/openshift/client-go/config/informers/externalversions"
 	operatorclient "github.com/openshift/client-go/operator/clientset/versioned"
+	operatorv1client "github.com/openshift/client-go/operator/clientset/versioned/typed/operator/v1"
 	operatorinformers "github.com/openshift/client-go/operator/informers/externalversions"
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
@@ -45,8 +46,10 @@ type clients struct {
 	crdInformers     []apiextinformers.SharedInformerFactory
 	operatorInformer operatorinformers.SharedInformerFactory
 	operatorClient   v1helpers.OperatorClientWithFinalizers
-	clock            clock.PassiveClock
-	start            func(stop <-chan struct{})
+	// clusterCSIDrivers reads and writes the ClusterCSIDriver directly, after the informers stopped.
+	clusterCSIDrivers operatorv1client.ClusterCSIDriverInterface
+	clock             clock.PassiveClock
+	start             func(stop <-chan struct{})
 
 	// installConfig caches ConfigMap kube-system/cluster-config-v1 only (nfs-shareClient: machineNetwork).
 	installConfig informers.SharedInformerFactory
@@ -89,16 +92,17 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 	c := &clients{
 		// library-go's apply functions GET each object before comparing it: from the caches, so that
 		// re-applying an unchanged operand costs no request.
-		kube:             cachedclient.New(kube, ownedInformers, names.OperandNamespace),
-		owned:            owned,
-		dynamic:          dyn,
-		apiext:           apiext,
-		kubeInformers:    kubeInformers,
-		configInformer:   configinformers.NewSharedInformerFactory(config, resync),
-		operatorInformer: operatorinformers.NewSharedInformerFactory(operatorTyped, resync),
-		installConfig:    informercache.Named(kube, machinenetwork.InstallConfigNamespace, machinenetwork.InstallConfigName),
-		operatorClient:   operatorClient,
-		clock:            clk,
+		kube:              cachedclient.New(kube, ownedInformers, names.OperandNamespace),
+		owned:             owned,
+		dynamic:           dyn,
+		apiext:            apiext,
+		kubeInformers:     kubeInformers,
+		configInformer:    configinformers.NewSharedInformerFactory(config, resync),
+		operatorInformer:  operatorinformers.NewSharedInformerFactory(operatorTyped, resync),
+		installConfig:     informercache.Named(kube, machinenetwork.InstallConfigNamespace, machinenetwork.InstallConfigName),
+		operatorClient:    operatorClient,
+		clusterCSIDrivers: operatorTyped.OperatorV1().ClusterCSIDrivers(),
+		clock:             clk,
 	}
 	c.start = func(stop <-chan struct{}) {
 		c.kubeInformers.Start(stop)

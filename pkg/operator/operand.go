@@ -30,6 +30,9 @@ import (
 const (
 	snapshotClassCRD  = "volumesnapshotclasses.snapshot.storage.k8s.io"
 	serviceMonitorCRD = "servicemonitors.monitoring.coreos.com"
+
+	volumeSnapshotClassController = "VolumeSnapshotClassController"
+	serviceMonitorController      = "ServiceMonitorController"
 )
 
 // operandControllers install and keep the Manila and NFS CSI drivers.
@@ -88,6 +91,7 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 		Deployments:    operandInformers.Apps().V1().Deployments(),
 		DaemonSets:     operandInformers.Apps().V1().DaemonSets(),
 		Client:         c.kube.AppsV1(),
+		Pods:           c.kube.CoreV1(),
 		Recorder:       recorder,
 		Workloads: []workloadselector.Workload{
 			deploymentWorkload(controllerManifest), daemonSetWorkload(nodeManifest), daemonSetWorkload(nfsManifest),
@@ -104,10 +108,10 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 		nfsNode:           nfsNode,
 		selectors:         selectors,
 		static:            static,
-		snapshotCls: conditionalStatic("VolumeSnapshotClassController", c, recorder, render,
+		snapshotCls: conditionalStatic(volumeSnapshotClassController, c, recorder, render,
 			assets.VolumeSnapshotClass, schema.GroupVersionResource{Group: "snapshot.storage.k8s.io", Version: "v1", Resource: "volumesnapshotclasses"},
 			snapshotClassCRD),
-		monitor: conditionalStatic("ServiceMonitorController", c, recorder, render,
+		monitor: conditionalStatic(serviceMonitorController, c, recorder, render,
 			assets.ServiceMonitor, schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"},
 			serviceMonitorCRD),
 	}

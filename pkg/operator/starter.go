@@ -10,6 +10,7 @@ import (
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/csi/csicontrollerset"
 	"github.com/openshift/library-go/pkg/operator/csi/csistorageclasscontroller"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -17,6 +18,8 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/manila"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/secretsync"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/storageclasses"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/workloadselector"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/handback"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
@@ -149,5 +152,32 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 	go startuppages.ReleaseEvery(ctx, time.Minute, 10*time.Minute)
 
 	<-ctx.Done()
+	handBack(c)
 	return nil
+}
+
+// conditionOwners are the names that start the type of every condition this process's controllers
+// write, its own and library-go's: ManilaDriver* is the static resources, config observer,
+// controller and node service controllers; ManagementState and ConfigObservation library-go's own.
+var conditionOwners = []string{
+	manila.ControllerName, secretsync.ControllerName, configcheck.ControllerName, storageclasses.ControllerName,
+	workloadselector.ControllerName, "ManilaDriver", "NFSDriver", volumeSnapshotClassController, serviceMonitorController,
+	"ManagementState", "ConfigObservation",
+}
+
+// handBack removes this operator's conditions from the ClusterCSIDriver as the process stops, so that
+// none is left to degrade or disable the driver once OpenShift's own Manila operator runs in its place
+// (it never clears a condition type it does not write). A new process of this operator writes them
+// again with its controllers' first syncs.
+func handBack(c *clients) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	removed, err := handback.RemoveConditions(ctx, c.clusterCSIDrivers, names.CSIDriverName, conditionOwners)
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		klog.Errorf("Removing this operator's conditions from ClusterCSIDriver %s on the way out: %v", names.CSIDriverName, err)
+	default:
+		klog.Infof("Removed %d conditions of this operator from ClusterCSIDriver %s on the way out", removed, names.CSIDriverName)
+	}
 }

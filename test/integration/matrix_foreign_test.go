@@ -108,6 +108,8 @@ func TestForeignObjectsMatrix(t *testing.T) {
 			_, err := world.Kube.AppsV1().DaemonSets(names.OperandNamespace).Create(ctx, foreignDaemonSet(labels), metav1.CreateOptions{})
 			return err
 		}, func(t *testing.T) {
+			// Deleted with propagationPolicy Orphan, it is gone once the garbage collector has orphaned its pods.
+			world.StartKubeControllers(t, "garbage-collector-controller")
 			waitForEvent(t, "WorkloadRecreated", framework.NodeDaemonSet+" so that the operator can create it: its spec.selector {app=someone-else}")
 			workloadWithOperatorSelector(t, func(ctx context.Context) (*metav1.LabelSelector, error) {
 				d, err := world.Kube.AppsV1().DaemonSets(names.OperandNamespace).Get(ctx, framework.NodeDaemonSet, metav1.GetOptions{})

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	appsv1informers "k8s.io/client-go/informers/apps/v1"
 	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/guard"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
@@ -32,14 +33,19 @@ const (
 
 // Controller clears the way for the operand workloads when an object of the same name selects other
 // pods (an older install's, or an admin's): library-go's workload controllers update in place, and an
-// update cannot change spec.selector, so without this the operand would never be applied.
+// update cannot change spec.selector, so without this the operand would never be applied. OpenShift's
+// own Manila operator uses the operator's selectors, so taking over from it never comes here.
 //
-// Watches: the operand namespace's Deployments and DaemonSets, and the ClusterCSIDriver.
+// Watches: the operand namespace's Deployments and DaemonSets (by name), and the ClusterCSIDriver.
 // Writes: while Managed, deletes a workload named like an operand workload whose spec.selector is not
 // the rendered one (with UID and resourceVersion preconditions, so only the object it saw), with a
 // warning event naming the workload and both selectors; the workload controllers then create the
-// operator's. Condition WorkloadSelectorControllerDegraded names a workload it failed to delete.
-// Policy: it deletes nothing else, and nothing while Unmanaged or Removed.
+// operator's. A DaemonSet runs a node plugin on every node, so its pods are never deleted with it:
+// they are first labelled OrphanLabel, the DaemonSet is deleted with propagationPolicy Orphan, and
+// the orphans get the rendered selector's labels, so the operator's DaemonSet adopts them and its
+// rolling update replaces them node by node. Condition WorkloadSelectorControllerDegraded names a
+// workload it failed to delete or a pod it failed to label.
+// Policy: it deletes nothing else (no pod ever), and nothing while Unmanaged or Removed.
 type Controller struct{ d Deps }
 
 // Deps are the Controller's collaborators; the informers must be scoped to the operand namespace.
@@ -48,7 +54,9 @@ type Deps struct {
 	Deployments    appsv1informers.DeploymentInformer
 	DaemonSets     appsv1informers.DaemonSetInformer
 	Client         appsv1client.AppsV1Interface
-	Recorder       events.Recorder
+	// Pods lists and labels the operand namespace's pods (live: only while a DaemonSet is replaced).
+	Pods     corev1client.PodsGetter
+	Recorder events.Recorder
 	Workloads      []Workload
 }
 
@@ -87,9 +95,6 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 }
 
 func (c *Controller) reconcile(ctx context.Context, recorder events.Recorder, w Workload) error {
-	var existing *metav1.LabelSelector
-	var meta metav1.ObjectMeta
-	var remove func(context.Context, string, metav1.DeleteOptions) error
 	switch w.Kind {
 	case Deployment:
 		d, err := c.d.Deployments.Lister().Deployments(names.OperandNamespace).Get(w.Name)
@@ -98,29 +103,63 @@ func (c *Controller) reconcile(ctx context.Context, recorder events.Recorder, w 
 		} else if err != nil {
 			return err
 		}
-		existing, meta, remove = d.Spec.Selector, d.ObjectMeta, c.d.Client.Deployments(names.OperandNamespace).Delete
+		if d.DeletionTimestamp != nil || !Differs(d.Spec.Selector, w.Selector) {
+			return nil
+		}
+		// Its ReplicaSet's pods go with it: the controller plugin serves no mounted volume.
+		err = c.delete(ctx, c.d.Client.Deployments(names.OperandNamespace).Delete, d.ObjectMeta, metav1.DeletePropagationBackground)
+		if err == nil {
+			recorder.Warningf("WorkloadRecreated", "Deleted %s %s/%s so that the operator can create it: its spec.selector %s cannot be changed in place to %s",
+				w.Kind, names.OperandNamespace, w.Name, Describe(d.Spec.Selector), Describe(w.Selector))
+		}
+		return describeErr(w, err)
 	case DaemonSet:
 		d, err := c.d.DaemonSets.Lister().DaemonSets(names.OperandNamespace).Get(w.Name)
-		if apierrors.IsNotFound(err) {
-			return nil
-		} else if err != nil {
+		if err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
-		existing, meta, remove = d.Spec.Selector, d.ObjectMeta, c.d.Client.DaemonSets(names.OperandNamespace).Delete
+		if err == nil && d.DeletionTimestamp == nil && Differs(d.Spec.Selector, w.Selector) {
+			pods, err := c.markPods(ctx, d)
+			if err != nil {
+				return fmt.Errorf("%s %s/%s: marking its pods before it is replaced: %w", w.Kind, names.OperandNamespace, w.Name, err)
+			}
+			err = c.delete(ctx, c.d.Client.DaemonSets(names.OperandNamespace).Delete, d.ObjectMeta, metav1.DeletePropagationOrphan)
+			if err != nil {
+				return describeErr(w, err)
+			}
+			recorder.Warningf("WorkloadRecreated", "Deleted %s %s/%s so that the operator can create it: its spec.selector %s cannot be changed in place to %s. "+
+				"Its %d pods were orphaned, not deleted: they keep running, get the new selector's labels, and the new DaemonSet's rolling update replaces them node by node",
+				w.Kind, names.OperandNamespace, w.Name, Describe(d.Spec.Selector), Describe(w.Selector), pods)
+			return nil
+		}
+		if err := c.relabelOrphans(ctx, w); err != nil {
+			return fmt.Errorf("%s %s/%s: handing its orphaned pods to the new DaemonSet: %w", w.Kind, names.OperandNamespace, w.Name, err)
+		}
+		return nil
 	default:
 		return fmt.Errorf("workload %s: unknown kind %q", w.Name, w.Kind)
 	}
-	if meta.DeletionTimestamp != nil || !Differs(existing, w.Selector) {
-		return nil
-	}
-	uid, rv := meta.UID, meta.ResourceVersion
-	err := remove(ctx, w.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid, ResourceVersion: &rv}})
+}
+
+// delete removes the very object the cache saw (same UID, unchanged since).
+func (c *Controller) delete(ctx context.Context, remove func(context.Context, string, metav1.DeleteOptions) error, seen metav1.ObjectMeta, propagation metav1.DeletionPropagation) error {
+	uid, rv := seen.UID, seen.ResourceVersion
+	err := remove(ctx, seen.Name, metav1.DeleteOptions{PropagationPolicy: &propagation,
+		Preconditions: &metav1.Preconditions{UID: &uid, ResourceVersion: &rv}})
 	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
-		return nil // gone, or changed since the cache saw it: the next event brings the new state
-	} else if err != nil {
+		return errSkipped // gone, or changed since the cache saw it: the next event brings the new state
+	}
+	return err
+}
+
+// errSkipped is a delete that did not happen and needs no retry.
+var errSkipped = errors.New("skipped")
+
+func describeErr(w Workload, err error) error {
+	switch {
+	case err == nil, errors.Is(err, errSkipped):
+		return nil
+	default:
 		return fmt.Errorf("deleting %s %s/%s, whose spec.selector is not the operator's: %w", w.Kind, names.OperandNamespace, w.Name, err)
 	}
-	recorder.Warningf("WorkloadRecreated", "Deleted %s %s/%s so that the operator can create it: its spec.selector %s cannot be changed in place to %s",
-		w.Kind, names.OperandNamespace, w.Name, Describe(existing), Describe(w.Selector))
-	return nil
 }
