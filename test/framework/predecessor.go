@@ -158,6 +158,8 @@ func (w *World) SeedPredecessor(t testing.TB, p Predecessor) {
 			Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: "manila-csi-driver-node-sa", Namespace: names.OperandNamespace}},
 		}, metav1.CreateOptions{})
 		check("ClusterRoleBinding "+name, err)
-		t.Cleanup(func() { _ = w.Kube.RbacV1().ClusterRoleBindings().Delete(context.Background(), name, metav1.DeleteOptions{}) })
+		t.Cleanup(func() {
+			_ = w.Kube.RbacV1().ClusterRoleBindings().Delete(context.Background(), name, metav1.DeleteOptions{})
+		})
 	}
 }

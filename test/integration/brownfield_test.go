@@ -66,7 +66,9 @@ func takeOver(t *testing.T, w *framework.World, p framework.Predecessor) {
 			t.Fatal(err)
 		}
 		before["StorageClass/"+sc.Name] = uid(created.UID)
-		t.Cleanup(func() { _ = w.Kube.StorageV1().StorageClasses().Delete(context.Background(), sc.Name, metav1.DeleteOptions{}) })
+		t.Cleanup(func() {
+			_ = w.Kube.StorageV1().StorageClasses().Delete(context.Background(), sc.Name, metav1.DeleteOptions{})
+		})
 	}
 	w.SeedPredecessor(t, p)
 	ns := "brownfield-" + strings.ReplaceAll(string(p), ".", "-")
@@ -198,7 +200,9 @@ func boundVolume(t *testing.T, w *framework.World, ns, class string) (*corev1.Pe
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = w.Kube.CoreV1().PersistentVolumes().Delete(context.Background(), pv.Name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = w.Kube.CoreV1().PersistentVolumes().Delete(context.Background(), pv.Name, metav1.DeleteOptions{})
+	})
 	claim, err := w.Kube.CoreV1().PersistentVolumeClaims(ns).Create(ctx, &corev1.PersistentVolumeClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: ns},
 		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},

@@ -55,9 +55,9 @@ type Deps struct {
 	DaemonSets     appsv1informers.DaemonSetInformer
 	Client         appsv1client.AppsV1Interface
 	// Pods lists and labels the operand namespace's pods (live: only while a DaemonSet is replaced).
-	Pods     corev1client.PodsGetter
-	Recorder events.Recorder
-	Workloads      []Workload
+	Pods      corev1client.PodsGetter
+	Recorder  events.Recorder
+	Workloads []Workload
 }
 
 // NewController returns the factory controller.
