@@ -28,6 +28,12 @@ func TestDaemonSetWithAnotherSelectorHandsItsPodsOver(t *testing.T) {
 	ctx := context.Background()
 	world.ResetOperand(t)
 	world.ResetStorageClasses(t)
+	pods := world.Kube.CoreV1().Pods(names.OperandNamespace)
+	// Registered first, so it runs after kube-controller-manager has stopped: the DaemonSet controller's
+	// pods, which no kubelet runs or removes.
+	t.Cleanup(func() {
+		_ = pods.DeleteCollection(context.Background(), metav1.DeleteOptions{GracePeriodSeconds: new(int64)}, metav1.ListOptions{})
+	})
 	world.StartKubeControllers(t, "garbage-collector-controller", "daemonset-controller", "serviceaccount-controller")
 	world.CreateNode(t, "selector-node-0")
 	world.CreateNode(t, "selector-node-1")
@@ -39,11 +45,6 @@ func TestDaemonSetWithAnotherSelectorHandsItsPodsOver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pods := world.Kube.CoreV1().Pods(names.OperandNamespace)
-	t.Cleanup(func() {
-		_ = pods.DeleteCollection(context.Background(), metav1.DeleteOptions{GracePeriodSeconds: new(int64)},
-			metav1.ListOptions{LabelSelector: workloadselector.OrphanLabel})
-	})
 	var original *corev1.PodList
 	framework.Eventually(t, framework.DefaultTimeout, "the old DaemonSet's pod on each node", func(ctx context.Context) error {
 		original, err = pods.List(ctx, metav1.ListOptions{LabelSelector: labels.SelectorFromSet(old).String()})
