@@ -12,6 +12,14 @@ import (
 // csistorageclasscontroller.SetDefaultStorageClass keeps it.
 const DefaultManagedAnnotation = "manila.csi.openstack.org/default-class-managed"
 
+// BetaDefaultClassAnnotation is the pre-GA default-class annotation, which Kubernetes still honours.
+const BetaDefaultClassAnnotation = "storageclass.beta.kubernetes.io/is-default-class"
+
+// IsDefault reports whether Kubernetes takes the class as a default: either annotation "true".
+func IsDefault(sc *storagev1.StorageClass) bool {
+	return sc.Annotations[DefaultClassAnnotation] == "true" || sc.Annotations[BetaDefaultClassAnnotation] == "true"
+}
+
 // ApplyDefault settles the default-class annotation of the wanted classes against the cluster's
 // classes (all), with library-go's rules: the admin's value on a class is kept whatever it is, and
 // the operator never makes a second default: when another class is the default, the config's
@@ -36,7 +44,7 @@ func ApplyDefault(wanted []Wanted, all []*storagev1.StorageClass, defaultShareTy
 		switch {
 		case sc.Name == target.Name:
 			same = sc
-		case sc.Annotations[DefaultClassAnnotation] != "true":
+		case !IsDefault(sc):
 		case Owned(sc) && sc.Annotations[DefaultManagedAnnotation] == "true":
 			// the operator's own former default, withdrawn in this same sync
 		default:

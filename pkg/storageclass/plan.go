@@ -21,6 +21,9 @@ const (
 	// volumeBindingMode, allowedTopologies) must change.
 	Recreate ActionKind = "Recreate"
 	Delete   ActionKind = "Delete"
+	// Release takes the operator's label and annotations off an adopted class (storageClassState
+	// Removed): the class was there before the operator and stays.
+	Release ActionKind = "Release"
 )
 
 // Action is a change and the class it applies: the wanted object for Create, Update and Recreate,
@@ -30,6 +33,8 @@ type Action struct {
 	Kind     ActionKind
 	Class    *storagev1.StorageClass
 	Existing *storagev1.StorageClass
+	// Adopting marks the Update or Recreate that takes over a class the operator did not create.
+	Adopting bool
 }
 
 // Input is everything Plan decides from.
@@ -38,6 +43,8 @@ type Input struct {
 	Wanted []Wanted
 	// Existing holds every class named like a wanted one and every class the operator owns.
 	Existing map[string]*storagev1.StorageClass
+	// Adopt names the classes without the owner label that the operator takes over (Adoptions).
+	Adopt map[string]bool
 	// Listed holds the share-type IDs of the latest successful listing.
 	Listed map[string]bool
 	// Zones holds Manila's availability zones of that listing, nil when they were not listed.
@@ -53,16 +60,24 @@ type Result struct {
 	Actions   []Action
 	Conflicts []string
 	Stale     []string
+	// Deferred are adopted classes whose recreate waits for a later sync: one per sync, so that a plan
+	// gone wrong can never recreate every class the cluster already had at once.
+	Deferred []string
 }
 
 // Plan compares wanted and existing classes under the storageClassState policy:
-// Managed reconciles (reverting edits), Unmanaged only creates missing classes, Removed deletes the
-// operator's classes and creates none. A class without the owner label is never touched.
+// Managed reconciles (reverting edits) and adopts the classes in in.Adopt, Unmanaged only creates
+// missing classes, Removed deletes the classes the operator created, releases the ones it adopted and
+// creates none. A class without the owner label is never touched unless it is adopted.
 func Plan(in Input) Result {
 	var r Result
 	if in.State == operatorv1.RemovedStorageClass {
 		for _, name := range sortedKeys(in.Existing) {
-			if sc := in.Existing[name]; Owned(sc) {
+			switch sc := in.Existing[name]; {
+			case !Owned(sc):
+			case sc.Annotations[AdoptedAnnotation] != "":
+				r.Actions = append(r.Actions, Action{Kind: Release, Class: released(sc)})
+			default:
 				r.Actions = append(r.Actions, Action{Kind: Delete, Class: sc})
 			}
 		}
@@ -70,20 +85,30 @@ func Plan(in Input) Result {
 	}
 	managed := in.State != operatorv1.UnmanagedStorageClass
 	wantedNames := map[string]bool{}
+	adoptionRecreated := false
 	for _, w := range in.Wanted {
 		wantedNames[w.Class.Name] = true
 		existing, ok := in.Existing[w.Class.Name]
+		want := w.Class
+		adopting := ok && !Owned(existing) && in.Adopt[w.Class.Name]
+		if adopting {
+			want = want.DeepCopy()
+			want.Annotations[AdoptedAnnotation] = in.Now.UTC().Format(time.RFC3339)
+		}
 		switch {
 		case !ok:
-			r.Actions = append(r.Actions, Action{Kind: Create, Class: w.Class})
-		case !Owned(existing):
+			r.Actions = append(r.Actions, Action{Kind: Create, Class: want})
+		case !Owned(existing) && !adopting:
 			r.Conflicts = append(r.Conflicts, w.Class.Name)
 		case !managed:
-		case immutableDiffers(w.Class, existing):
-			r.Actions = append(r.Actions, Action{Kind: Recreate, Class: w.Class, Existing: existing})
+		case immutableDiffers(want, existing) && adopting && adoptionRecreated:
+			r.Deferred = append(r.Deferred, w.Class.Name)
+		case immutableDiffers(want, existing):
+			adoptionRecreated = adoptionRecreated || adopting
+			r.Actions = append(r.Actions, Action{Kind: Recreate, Class: recreated(existing, want), Existing: existing, Adopting: adopting})
 		default:
-			if updated, changed := merge(existing, w.Class); changed {
-				r.Actions = append(r.Actions, Action{Kind: Update, Class: updated})
+			if updated, changed := merge(existing, want); changed {
+				r.Actions = append(r.Actions, Action{Kind: Update, Class: updated, Existing: existing, Adopting: adopting})
 			}
 		}
 	}
@@ -123,6 +148,25 @@ func immutableDiffers(want, have *storagev1.StorageClass) bool {
 		!reflect.DeepEqual(want.ReclaimPolicy, have.ReclaimPolicy) ||
 		!reflect.DeepEqual(want.VolumeBindingMode, have.VolumeBindingMode) ||
 		!equality.Semantic.DeepEqual(want.AllowedTopologies, have.AllowedTopologies)
+}
+
+// recreated is the wanted class carrying the existing class's labels and annotations as an update
+// would (merge): what an admin set, the default-class annotation above all, survives a recreate.
+func recreated(have, want *storagev1.StorageClass) *storagev1.StorageClass {
+	merged, _ := merge(have, want)
+	out := want.DeepCopy()
+	out.Labels, out.Annotations = merged.Labels, merged.Annotations
+	return out
+}
+
+// released is an adopted class without the operator's label and annotations, as it was found.
+func released(sc *storagev1.StorageClass) *storagev1.StorageClass {
+	out := sc.DeepCopy()
+	delete(out.Labels, OwnerLabel)
+	for _, k := range []string{ShareTypeNameAnnotation, ShareTypeIDAnnotation, StaleAnnotation, AdoptedAnnotation, DefaultManagedAnnotation} {
+		delete(out.Annotations, k)
+	}
+	return out
 }
 
 // merge returns existing with the wanted mutable fields and the operator's metadata; other

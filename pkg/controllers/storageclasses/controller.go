@@ -57,10 +57,18 @@ const (
 // StorageClassControllerStale, StorageClassControllerProgressing and
 // StorageClassControllerOpenNFSAccess, events, and metric storage_classes (classes by state).
 //
+// Adoption: a class without the owner label whose provisioner is the driver, whose `type` names a
+// listed share type and whose secret parameters all name the driver secret (what OpenShift's own
+// Manila operator leaves) is adopted while storageClassState is Managed: an update adds the owner
+// label and annotations, keeping the admin's; a class whose immutable fields must change (4.17's lack
+// controller-expand-secret-*) is recreated, one per sync, with its labels and annotations. Classes of
+// the driver it does not adopt are named with the reason in StorageClassControllerNotAdopted.
+//
 // Policy: it writes nothing unless the ClusterCSIDriver is Managed. It never touches a class without
-// its owner label. It deletes its own classes only when
-// storageClassState is Removed, or when pruning is configured and the share type was absent from that
-// many successful listings in a row. A failed listing changes nothing. A class follows its share type
+// its owner label unless it adopts it. Every recreate carries the class's labels and annotations over.
+// It deletes classes it created only when storageClassState is Removed (adopted ones are released:
+// its label and annotations removed), or when pruning is configured and the share type was absent
+// from that many successful listings in a row. A failed listing changes nothing. A class follows its share type
 // by ID: a type renamed in Manila keeps its class, recreated under the same name with the new `type`
 // and a ShareTypeRenamed event, never marked stale. A class whose nfs-shareClient names
 // machineNetwork while the machine network is not known is neither created nor updated; when it
@@ -151,7 +159,7 @@ func ours(obj interface{}) bool {
 		obj = tomb.Obj
 	}
 	sc, ok := obj.(*storagev1.StorageClass)
-	return ok && (strings.HasPrefix(sc.Name, storageclass.NamePrefix) || storageclass.Owned(sc))
+	return ok && (strings.HasPrefix(sc.Name, storageclass.NamePrefix) || storageclass.Owned(sc) || sc.Provisioner == names.CSIDriverName)
 }
 
 func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
@@ -185,6 +193,12 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 			existing[sc.Name] = sc
 			owners[sc.Name] = storageclass.Owner{ID: sc.Annotations[storageclass.ShareTypeIDAnnotation], Name: sc.Annotations[storageclass.ShareTypeNameAnnotation], PerZone: storageclass.PerZone(sc)}
 		}
+	}
+	// OpenShift's own Manila operator's classes (and ones made the same way) are taken over: treated as
+	// the operator's, by share-type ID, from here on.
+	adoption := storageclass.Adoptions(all, listing.Types, owners)
+	for name, st := range adoption.Adopt {
+		owners[name] = storageclass.Owner{ID: st.ID, Name: st.Name}
 	}
 	settings, resolution, err := c.resolveShareClients(cfg.StorageClasses)
 	if err != nil {
@@ -234,16 +248,26 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		}
 	}
 
+	adopt := map[string]bool{}
+	for name := range adoption.Adopt {
+		adopt[name] = true
+	}
 	plan := storageclass.Plan(storageclass.Input{
-		State: state, Wanted: wanted, Existing: existing, Listed: listed, Zones: zones,
+		State: state, Wanted: wanted, Existing: existing, Adopt: adopt, Listed: listed, Zones: zones,
 		Absent: c.absent, PruneAfter: cfg.StorageClasses.PruneAfter(), Now: c.clock.Now(),
 	})
 	applyErr := c.apply(ctx, syncCtx.Recorder(), plan.Actions)
 	c.counting.Store(len(c.absent) > 0)
-	c.reportOnce(syncCtx.Recorder(), skipped, plan.Conflicts, notices, accessEvents(access))
+	notAdoptedCond, notAdoptedEvents := notAdopted(adoption.Refused, plan.Conflicts)
+	c.reportOnce(syncCtx.Recorder(), skipped, plan.Conflicts, notices, append(accessEvents(access), notAdoptedEvents...))
 	// A class held for the machine network serves its share type all the same (kept or to come).
 	metrics.SetClasses(census(state, len(wanted)+len(access.held), skipped, plan))
-	if _, _, err := v1helpers.UpdateStatus(ctx, c.operatorClient, append(conditions(skipped, plan), accessConditions(access)...)...); err != nil {
+	if len(plan.Deferred) > 0 {
+		// The created class's event brings the next sync; this covers a failed create.
+		syncCtx.Queue().AddAfter(factory.DefaultQueueKey, 5*time.Second)
+	}
+	updates := append(conditions(skipped, plan, adoption.Refused), accessConditions(access)...)
+	if _, _, err := v1helpers.UpdateStatus(ctx, c.operatorClient, append(updates, notAdoptedCond)...); err != nil {
 		return errors.Join(applyErr, err)
 	}
 	return applyErr
@@ -283,8 +307,16 @@ func (c *Controller) apply(ctx context.Context, recorder events.Recorder, action
 			}
 		case storageclass.Update:
 			_, err = api.Update(ctx, a.Class, metav1.UpdateOptions{})
-			if err == nil {
+			if err == nil && a.Adopting {
+				adoptionEvent(recorder, a)
+			} else if err == nil {
 				recorder.Eventf("StorageClassUpdated", "Updated StorageClass %s", a.Class.Name)
+			}
+		case storageclass.Release:
+			_, err = api.Update(ctx, a.Class, metav1.UpdateOptions{})
+			if err == nil {
+				recorder.Eventf("StorageClassReleased", "Released StorageClass %s (storageClassState Removed): it was adopted, not created, so it keeps existing without the operator's label and annotations",
+					a.Class.Name)
 			}
 		case storageclass.Recreate:
 			err = api.Delete(ctx, a.Class.Name, preconditions(a.Existing))
@@ -294,11 +326,14 @@ func (c *Controller) apply(ctx context.Context, recorder events.Recorder, action
 					c.written.record(created.Name, created.UID, c.clock.Now())
 				}
 			}
-			if from, to, renamed := storageclass.Renamed(a); err == nil && renamed {
+			if from, to, renamed := storageclass.Renamed(a); err == nil && a.Adopting {
+				adoptionEvent(recorder, a)
+			} else if err == nil && renamed {
 				recorder.Eventf("ShareTypeRenamed", "Share type %s was renamed from %q to %q in Manila: recreated StorageClass %s (same name) with type=%s; existing volumes are not affected",
 					a.Class.Annotations[storageclass.ShareTypeIDAnnotation], from, to, a.Class.Name, to)
 			} else if err == nil {
-				recorder.Eventf("StorageClassRecreated", "Recreated StorageClass %s: its parameters, reclaimPolicy, volumeBindingMode or allowedTopologies changed, which a StorageClass cannot update in place; existing volumes are not affected", a.Class.Name)
+				recorder.Eventf("StorageClassRecreated", "Recreated StorageClass %s with its labels and annotations: %s changed, which a StorageClass cannot update in place; existing volumes are not affected",
+					a.Class.Name, strings.Join(storageclass.ImmutableChanges(a.Class, a.Existing), ", "))
 			}
 		case storageclass.Delete:
 			err = api.Delete(ctx, a.Class.Name, preconditions(a.Class))
@@ -365,10 +400,10 @@ func conflictMessage(name string) string {
 		name, storageclass.OwnerLabel, storageclass.OwnerLabelValue)
 }
 
-func conditions(skipped []storageclass.Skipped, plan storageclass.Result) []v1helpers.UpdateStatusFunc {
+func conditions(skipped []storageclass.Skipped, plan storageclass.Result, refused map[string]string) []v1helpers.UpdateStatusFunc {
 	var problems []string
 	for _, name := range plan.Conflicts {
-		problems = append(problems, conflictMessage(name))
+		problems = append(problems, conflictMessage(name)+conflictReason(name, refused))
 	}
 	for _, s := range skipped {
 		if s.NeedsAction {
