@@ -81,8 +81,8 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 		Verified:       verifiedCredentials,
 		OperatorClient: c.operatorClient, OperatorSecrets: operatorNS.Secrets(), CloudConfig: cloudConfigNS.ConfigMaps(),
 		OperandSecrets: operandNS.Secrets(), OperandConfigMaps: operandNS.ConfigMaps(), Client: c.kube.CoreV1(),
-		Namespaces: c.owned.Core().V1().Namespaces(),
-		Recorder:   recorder, Clock: clk, Grace: o.SecretGrace,
+		Namespaces: c.owned.Core().V1().Namespaces(), Infrastructures: c.configInformer.Config().V1().Infrastructures(),
+		Recorder: recorder, Clock: clk, Grace: o.SecretGrace,
 	})
 	listings := &sharetypes.Store{}
 
@@ -114,7 +114,8 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 		},
 	},
 		OperatorClient: c.operatorClient, Secrets: operatorNS.Secrets(), OperatorConfigMaps: operatorNS.ConfigMaps(),
-		CloudConfigMaps: cloudConfigNS.ConfigMaps(), Recorder: recorder, Clock: clk,
+		CloudConfigMaps: cloudConfigNS.ConfigMaps(), Infrastructures: c.configInformer.Config().V1().Infrastructures(),
+		Recorder: recorder, Clock: clk,
 	})
 	configController := configcheck.NewController(configcheck.Deps{
 		Source: configSource, State: store, OperatorClient: c.operatorClient,

@@ -112,8 +112,8 @@ func takeOver(t *testing.T, w *framework.World, p framework.Predecessor) {
 		}
 	}
 	w.WaitForDaemonSet(t, framework.NFSNodeDaemonSet, func(ds *appsv1.DaemonSet) error {
-		if ds.Spec.Template.Spec.ServiceAccountName != "manila-csi-driver-node-sa" || len(ds.Spec.Template.Spec.Containers) < 2 {
-			return fmt.Errorf("not the operator's rendering yet")
+		if ds.Annotations["operator.openshift.io/spec-hash"] == "" {
+			return fmt.Errorf("not applied by the operator yet")
 		}
 		return nil
 	})

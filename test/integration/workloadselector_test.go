@@ -45,6 +45,14 @@ func TestDaemonSetWithAnotherSelectorHandsItsPodsOver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			list, _ := world.Kube.CoreV1().Events(names.OperandNamespace).List(context.Background(), metav1.ListOptions{})
+			for _, e := range list.Items {
+				t.Logf("event %s %s: %s", e.InvolvedObject.Name, e.Reason, e.Message)
+			}
+		}
+	})
 	var original *corev1.PodList
 	framework.Eventually(t, framework.DefaultTimeout, "the old DaemonSet's pod on each node", func(ctx context.Context) error {
 		original, err = pods.List(ctx, metav1.ListOptions{LabelSelector: labels.SelectorFromSet(old).String()})

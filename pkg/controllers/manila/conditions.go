@@ -2,6 +2,7 @@ package manila
 
 import (
 	"fmt"
+	configv1 "github.com/openshift/api/config/v1"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
@@ -22,6 +23,8 @@ const (
 	ReasonCredentialsMissing = "CredentialsMissing"
 	ReasonOpenStackError     = "OpenStackError"
 	ReasonAsExpected         = "AsExpected"
+	// ReasonPlatformNotOpenStack: Infrastructure/cluster names another platform; nothing is asked of OpenStack.
+	ReasonPlatformNotOpenStack = "PlatformNotOpenStack"
 )
 
 // Outcome is what one poll found.
@@ -123,4 +126,14 @@ func errMissingSecret(namespace, name string) error {
 
 func errMissingKey(namespace, name, key string) error {
 	return fmt.Errorf("Secret %s/%s has no key %q", namespace, name, key)
+}
+
+// offOpenStack is the status off OpenStack: Disabled, never Degraded.
+func offOpenStack(other configv1.PlatformType) []v1helpers.UpdateStatusFunc {
+	return []v1helpers.UpdateStatusFunc{
+		v1helpers.UpdateConditionFn(operatorv1.OperatorCondition{Type: ConditionDisabled, Status: operatorv1.ConditionTrue,
+			Reason: ReasonPlatformNotOpenStack, Message: fmt.Sprintf(
+				"Infrastructure/cluster reports platform %s (status.platformStatus.type); the Manila CSI driver runs only on OpenStack, so nothing is installed and OpenStack is not asked", other)}),
+		v1helpers.UpdateConditionFn(operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionFalse, Reason: ReasonAsExpected}),
+	}
 }

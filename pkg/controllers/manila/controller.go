@@ -12,6 +12,8 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	operatorv1 "github.com/openshift/api/operator/v1"
+	configv1informers "github.com/openshift/client-go/config/informers/externalversions/config/v1"
+	configv1listers "github.com/openshift/client-go/config/listers/config/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
@@ -26,6 +28,7 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/platform"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/verified"
 )
@@ -68,7 +71,8 @@ type Config struct {
 // successful one and the share types it saw to pkg/metrics.
 //
 // Writes: conditions ManilaControllerDisabled (True with a reason when the catalog has no sharev2 or
-// Manila has no share types; removed when Manila is there) and ManilaControllerDegraded (True when polls
+// Manila has no share types, or when Infrastructure/cluster names a platform other than OpenStack, in
+// which case it asks nothing of OpenStack; removed when Manila is there) and ManilaControllerDegraded (True when polls
 // keep failing or the credentials are unusable).
 //
 // Policy: it logs in to Keystone once per credentials/CA content and reuses the token; a failure never
@@ -78,6 +82,7 @@ type Controller struct {
 	operatorClient v1helpers.OperatorClient
 	secrets        corev1listers.SecretNamespaceLister
 	caConfigMaps   corev1listers.ConfigMapNamespaceLister
+	infra          configv1listers.InfrastructureLister
 	recorder       events.Recorder
 	clock          clock.PassiveClock
 
@@ -111,6 +116,8 @@ type Deps struct {
 	OperatorConfigMaps corev1informers.ConfigMapInformer
 	// CloudConfigMaps is openshift-config's ConfigMap informer: the OpenStack CA.
 	CloudConfigMaps corev1informers.ConfigMapInformer
+	// Infrastructures is the cluster's Infrastructure informer: the platform.
+	Infrastructures configv1informers.InfrastructureInformer
 	Recorder        events.Recorder
 	Clock           clock.PassiveClock
 }
@@ -126,12 +133,14 @@ func NewController(d Deps) factory.Controller {
 		operatorClient: d.OperatorClient,
 		secrets:        d.Secrets.Lister().Secrets(names.OperatorNamespace),
 		caConfigMaps:   d.CloudConfigMaps.Lister().ConfigMaps(names.CloudConfigNamespace),
+		infra:          d.Infrastructures.Lister(),
 		recorder:       d.Recorder.WithComponentSuffix("manila-controller"),
 		clock:          d.Clock,
 	}
 	return factory.New().
 		WithSync(guard.Sync(ControllerName, d.OperatorClient, c.sync)).
 		WithInformers(d.OperatorClient.Informer()).
+		WithFilteredEventsInformers(factory.NamesFilter(platform.InfrastructureName), d.Infrastructures.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(names.CloudCredentialsSecret), d.Secrets.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(operatorconfig.ConfigMapName), d.OperatorConfigMaps.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(names.CloudConfigMap), d.CloudConfigMaps.Informer()).
@@ -157,7 +166,14 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		return err
 	}
 	updates := []v1helpers.UpdateStatusFunc{observedGeneration(meta.Generation)}
-	if spec.ManagementState == operatorv1.Managed {
+	other := platform.OtherFrom(c.infra)
+	switch {
+	case spec.ManagementState == operatorv1.Managed && other != "":
+		// Not on OpenStack: no request, and one condition that cluster-storage-operator reads as a
+		// driver not needed here. The Infrastructure's informer brings the next sync.
+		c.lastInputs, c.lastStatus = "", nil
+		updates = append(updates, offOpenStack(other)...)
+	case spec.ManagementState == operatorv1.Managed:
 		if obs, polled := c.pollIfDue(ctx); polled {
 			c.lastStatus = statusUpdates(obs, c.failures, c.cfg.Grace)
 		}
@@ -165,7 +181,7 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		// failed status write is retried without asking OpenStack again.
 		updates = append(updates, c.lastStatus...)
 		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), c.nextPoll.Sub(c.clock.Now()))
-	} else {
+	default:
 		c.lastInputs = ""
 	}
 	_, _, err = v1helpers.UpdateStatus(ctx, c.operatorClient, updates...)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gophercloud/utils/v2/openstack/clientconfig"
 	operatorv1 "github.com/openshift/api/operator/v1"
+	configv1informers "github.com/openshift/client-go/config/informers/externalversions/config/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
@@ -26,6 +27,7 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/guard"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/platform"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/verified"
 )
 
@@ -41,6 +43,8 @@ const (
 	ReasonAsExpected   = "AsExpected"
 	ReasonInvalidInput = "InvalidInput"
 	ReasonInsecureTLS  = "InsecureTLS"
+	// ReasonPlatformNotOpenStack: Infrastructure/cluster names another platform; nothing is synced.
+	ReasonPlatformNotOpenStack = "PlatformNotOpenStack"
 )
 
 // Deps are the Controller's collaborators. Informers: OperatorSecrets in the operator namespace,
@@ -53,6 +57,8 @@ type Deps struct {
 	OperandConfigMaps corev1informers.ConfigMapInformer
 	// Namespaces tells whether the operand namespace exists; nothing is written until it does.
 	Namespaces corev1informers.NamespaceInformer
+	// Infrastructures tells the platform: off OpenStack there are no credentials to wait for.
+	Infrastructures configv1informers.InfrastructureInformer
 	// Verified, if set, holds the credentials the operator last logged in with: only those reach the
 	// driver secret.
 	Verified *verified.Credentials
@@ -123,11 +129,19 @@ func newController(d Deps) (*Controller, factory.Controller) {
 		WithFilteredEventsInformers(factory.NamesFilter(names.CloudCAConfigMap), d.OperandConfigMaps.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(names.OperandNamespace), d.Namespaces.Informer()).
 		WithInformers(d.OperatorClient.Informer()).
+		WithFilteredEventsInformers(factory.NamesFilter(platform.InfrastructureName), d.Infrastructures.Informer()).
 		ToController(ControllerName, d.Recorder.WithComponentSuffix("secret-sync"))
 }
 
 func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
 	if managed, err := guard.Managed(c.d.OperatorClient); err != nil || !managed {
+		return err
+	}
+	if other := platform.OtherFrom(c.d.Infrastructures.Lister()); other != "" {
+		// The credentials Secret never arrives off OpenStack: waiting for it is not a fault.
+		_, _, err := v1helpers.UpdateStatus(ctx, c.d.OperatorClient, v1helpers.UpdateConditionFn(operatorv1.OperatorCondition{
+			Type: ConditionDegraded, Status: operatorv1.ConditionFalse, Reason: ReasonPlatformNotOpenStack,
+			Message: fmt.Sprintf("Infrastructure/cluster reports platform %s: no driver secret is needed", other)}))
 		return err
 	}
 	if _, err := c.namespaces.Get(names.OperandNamespace); apierrors.IsNotFound(err) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
@@ -41,8 +42,10 @@ func TestSyncSendsNothing(t *testing.T) {
 		state     operatorv1.ManagementState
 		namespace bool
 		login     string // the clouds.yaml of the last successful login
+		platform  configv1.PlatformType
 		wantWrite bool
 	}{
+		{name: "Managed, verified, but not on OpenStack", state: operatorv1.Managed, namespace: true, login: clouds, platform: configv1.AWSPlatformType},
 		{name: "Managed, no operand namespace", state: operatorv1.Managed, login: clouds},
 		{name: "Unmanaged", state: operatorv1.Unmanaged, namespace: true, login: clouds},
 		{name: "Removed", state: operatorv1.Removed, namespace: true, login: clouds},
@@ -69,6 +72,7 @@ func TestSyncSendsNothing(t *testing.T) {
 				OperandSecrets:    inf.Core().V1().Secrets(),
 				OperandConfigMaps: inf.Core().V1().ConfigMaps(),
 				Namespaces:        inf.Core().V1().Namespaces(),
+				Infrastructures:   newInfraInformer(tc.platform),
 				Client:            client.CoreV1(),
 				Recorder:          events.NewInMemoryRecorder("test", clock.RealClock{}),
 				Clock:             clock.RealClock{},
