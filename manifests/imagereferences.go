@@ -28,7 +28,7 @@ func ImageReferences() ([]ImageTag, error) {
 	var stream struct {
 		Kind       string `json:"kind"`
 		APIVersion string `json:"apiVersion"`
-		Spec struct {
+		Spec       struct {
 			Tags []ImageTag `json:"tags"`
 		} `json:"spec"`
 	}

@@ -46,7 +46,9 @@ func takeOver(t *testing.T, w *framework.World, p framework.Predecessor) {
 	ctx := context.Background()
 	w.ResetOperand(t)
 	w.ResetStorageClasses(t)
-	types := []string{"default", "gold_nfs", "silver"}
+	// Share types of their own per release: a type that still has shares cannot be deleted between runs.
+	sfx := "_" + strings.ReplaceAll(string(p), ".", "")
+	types := []string{"default" + sfx, "gold_nfs" + sfx, "silver" + sfx}
 	for _, name := range types {
 		id, err := w.OpenStack.CreateShareType(ctx, framework.ShareTypeSpec{Name: name})
 		if err != nil {
@@ -57,7 +59,7 @@ func takeOver(t *testing.T, w *framework.World, p framework.Predecessor) {
 	before := map[string]uid{}
 	for _, name := range types {
 		sc := framework.PredecessorClass(p, name)
-		if name == "silver" { // the admin's default, and a label of theirs
+		if name == "silver"+sfx { // the admin's default, and a label of theirs
 			sc.Annotations = map[string]string{storageclass.DefaultClassAnnotation: "true"}
 			sc.Labels = map[string]string{"admin.example.com/team": "storage"}
 		}
@@ -72,7 +74,7 @@ func takeOver(t *testing.T, w *framework.World, p framework.Predecessor) {
 	}
 	w.SeedPredecessor(t, p)
 	ns := "brownfield-" + strings.ReplaceAll(string(p), ".", "-")
-	pv, claim := boundVolume(t, w, ns, framework.PredecessorClassName("gold_nfs"))
+	pv, claim := boundVolume(t, w, ns, framework.PredecessorClassName("gold_nfs"+sfx))
 	snapshot := volumeSnapshot(t, w, ns, claim.Name)
 	for key, uid := range predecessorUIDs(t, w) {
 		before[key] = uid
@@ -99,11 +101,11 @@ func takeOver(t *testing.T, w *framework.World, p framework.Predecessor) {
 		case p == framework.Predecessor417:
 			waitForEventMentioning(t, class, "controller-expand-secret")
 		}
-		if name == "silver" && (sc.Annotations[storageclass.DefaultClassAnnotation] != "true" || sc.Labels["admin.example.com/team"] != "storage") {
+		if name == "silver"+sfx && (sc.Annotations[storageclass.DefaultClassAnnotation] != "true" || sc.Labels["admin.example.com/team"] != "storage") {
 			t.Errorf("StorageClass %s lost the admin's metadata: labels %v, annotations %v", class, sc.Labels, sc.Annotations)
 		}
 	}
-	if defaults := defaultClasses(t, w); !slices.Equal(defaults, []string{framework.PredecessorClassName("silver")}) {
+	if defaults := defaultClasses(t, w); !slices.Equal(defaults, []string{framework.PredecessorClassName("silver" + sfx)}) {
 		t.Errorf("default classes %v, want only the admin's", defaults)
 	}
 	for key, uid := range predecessorUIDs(t, w) {
@@ -123,7 +125,7 @@ func takeOver(t *testing.T, w *framework.World, p framework.Predecessor) {
 	if got := w.WaitForClaimBound(t, claim); got.UID != pv.UID {
 		t.Errorf("the admin's claim is bound to %s, was %s", got.Name, pv.Name)
 	}
-	w.WaitForClaimBound(t, w.CreateClaim(t, ns, "new", framework.PredecessorClassName("default"), "1Gi"))
+	w.WaitForClaimBound(t, w.CreateClaim(t, ns, "new", framework.PredecessorClassName("default"+sfx), "1Gi"))
 	if _, err := w.Dynamic.Resource(volumeSnapshotGVR).Namespace(ns).Get(ctx, snapshot, metav1.GetOptions{}); err != nil {
 		t.Errorf("VolumeSnapshot %s/%s: %v", ns, snapshot, err)
 	}

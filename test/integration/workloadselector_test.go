@@ -84,4 +84,3 @@ func TestDaemonSetWithAnotherSelectorHandsItsPodsOver(t *testing.T) {
 	})
 	world.WaitForCondition(t, workloadselector.ConditionDegraded, operatorv1.ConditionFalse)
 }
-
