@@ -20,11 +20,13 @@ import (
 
 // A share type renamed in Manila (PUT /v2/types/{id}, microversion 2.50) keeps its class: the same
 // name, recreated with `type` the new name and a ShareTypeRenamed event; never marked stale, never a
-// second class for the new name, over several polls.
+// second class for the new name, over several polls. The recreate carries the admin's metadata over:
+// a label of theirs and the default-class annotation they set by hand.
 func TestRenamedShareTypeKeepsItsClass(t *testing.T) {
 	startOperator(t, "", framework.ShareTypeSpec{Name: "keep"})
 	id := createShareType(t, framework.ShareTypeSpec{Name: "gold"})
-	before := world.WaitForStorageClass(t, "csi-manila-gold", nil)
+	world.WaitForStorageClass(t, "csi-manila-gold", nil)
+	before := markByAdmin(t, "csi-manila-gold")
 
 	if err := world.OpenStack.RenameShareType(context.Background(), id, "platinum"); err != nil {
 		t.Fatal(err)
@@ -33,12 +35,33 @@ func TestRenamedShareTypeKeepsItsClass(t *testing.T) {
 	if renamed.UID == before.UID {
 		t.Errorf("class %s was not recreated (UID %s): its type parameter cannot change in place", renamed.Name, renamed.UID)
 	}
+	if renamed.Labels["team"] != "storage" || renamed.Annotations[storageclass.DefaultClassAnnotation] != "true" {
+		t.Errorf("the recreate dropped the admin's metadata: labels %v, annotations %v", renamed.Labels, renamed.Annotations)
+	}
 	waitForEvent(t, "ShareTypeRenamed", fmt.Sprintf(`Share type %s was renamed from "gold" to "platinum" in Manila: recreated StorageClass csi-manila-gold`, id))
 
 	framework.Consistently(t, 3*framework.PollInterval, "one class for the renamed type, not stale", func(ctx context.Context) error {
 		return oneCurrentClass(ctx, "csi-manila-gold", id, "platinum", "csi-manila-platinum")
 	})
 	world.WaitForStorageClass(t, "csi-manila-keep", nil)
+}
+
+// markByAdmin adds a label and the default-class annotation to a class, as an admin does by hand,
+// and returns the class as updated.
+func markByAdmin(t *testing.T, name string) *storagev1.StorageClass {
+	t.Helper()
+	var updated *storagev1.StorageClass
+	framework.Eventually(t, framework.DefaultTimeout, "the admin's edit of "+name, func(ctx context.Context) error {
+		sc, err := world.Kube.StorageV1().StorageClasses().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		sc.Labels["team"] = "storage"
+		sc.Annotations[storageclass.DefaultClassAnnotation] = "true"
+		updated, err = world.Kube.StorageV1().StorageClasses().Update(ctx, sc, metav1.UpdateOptions{})
+		return err
+	})
+	return updated
 }
 
 // waitForRenamedClass waits until the class serves the share type under its new name.
