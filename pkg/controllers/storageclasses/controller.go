@@ -212,9 +212,7 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	notices := storageclass.ApplyDefault(wanted, all, cfg.StorageClasses.DefaultShareType)
 	access := nfsAccess{resolution: resolution}
 	wanted, access.held = storageclass.HoldUnresolved(wanted)
-	if state != operatorv1.RemovedStorageClass {
-		access.open = storageclass.OpenToAnyHost(wanted)
-	} else {
+	if state == operatorv1.RemovedStorageClass {
 		access.held = nil // no class is written anyway
 	}
 	for _, w := range wanted {
@@ -250,6 +248,9 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		State: state, Wanted: wanted, Existing: existing, Adopt: adopt, Listed: listed, Zones: zones,
 		Absent: c.absent, PruneAfter: cfg.StorageClasses.PruneAfter(), Now: c.clock.Now(),
 	})
+	if state != operatorv1.RemovedStorageClass {
+		access.open = openClasses(wanted, plan.Conflicts)
+	}
 	applyErr := c.apply(ctx, syncCtx.Recorder(), plan.Actions)
 	c.counting.Store(len(c.absent) > 0)
 	notAdoptedCond, notAdoptedEvents := notAdopted(adoption.Refused, plan.Conflicts)
