@@ -11,6 +11,7 @@ import (
 	"github.com/gophercloud/utils/v2/openstack/clientconfig"
 	operatorv1 "github.com/openshift/api/operator/v1"
 	configv1informers "github.com/openshift/client-go/config/informers/externalversions/config/v1"
+	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
@@ -140,10 +141,9 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	}
 	if other := platform.OtherFrom(c.d.Infrastructures.Lister()); other != "" {
 		// The credentials Secret never arrives off OpenStack: waiting for it is not a fault.
-		_, _, err := v1helpers.UpdateStatus(ctx, c.d.OperatorClient, v1helpers.UpdateConditionFn(operatorv1.OperatorCondition{
+		return c.applyCondition(ctx, operatorv1.OperatorCondition{
 			Type: ConditionDegraded, Status: operatorv1.ConditionFalse, Reason: ReasonPlatformNotOpenStack,
-			Message: fmt.Sprintf("Infrastructure/cluster reports platform %s: no driver secret is needed", other)}))
-		return err
+			Message: fmt.Sprintf("Infrastructure/cluster reports platform %s: no driver secret is needed", other)})
 	}
 	if _, err := c.namespaces.Get(names.OperandNamespace); apierrors.IsNotFound(err) {
 		return nil // the namespace informer brings us back when it appears
@@ -168,8 +168,18 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	case c.insecure != "":
 		cond = operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionFalse, Reason: ReasonInsecureTLS, Message: c.insecure}
 	}
-	_, _, err := v1helpers.UpdateStatus(ctx, c.d.OperatorClient, v1helpers.UpdateConditionFn(cond))
-	return err
+	return c.applyCondition(ctx, cond)
+}
+
+// statusFieldManager owns, by server-side apply, the one condition this controller writes.
+var statusFieldManager = factory.ControllerFieldManager(ControllerName, "updateOperatorStatus")
+
+// applyCondition writes cond with library-go's ApplyOperatorStatus: no read-modify-write of the whole
+// status, nothing sent when this field manager last applied the same condition, and the transition
+// time kept while the status stays.
+func (c *Controller) applyCondition(ctx context.Context, cond operatorv1.OperatorCondition) error {
+	return c.d.OperatorClient.ApplyOperatorStatus(ctx, statusFieldManager, applyoperatorv1.OperatorStatus().WithConditions(
+		applyoperatorv1.OperatorCondition().WithType(cond.Type).WithStatus(cond.Status).WithReason(cond.Reason).WithMessage(cond.Message)))
 }
 
 // CAInUse reports whether the operand mounts an OpenStack CA: the cloud config carries one and its

@@ -164,4 +164,12 @@ func TestSyncUpdatesDriverSecretWithoutValuesInEvents(t *testing.T) {
 	if updates != 1 {
 		t.Errorf("%d SecretUpdated events, want 1 (only differences are written)", updates)
 	}
+	_, status, _, err := d.OperatorClient.GetOperatorState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cond := v1helpers.FindOperatorCondition(status.Conditions, ConditionDegraded); cond == nil ||
+		cond.Status != operatorv1.ConditionFalse || cond.Reason != ReasonAsExpected {
+		t.Errorf("%s %+v, want False/%s (applied)", ConditionDegraded, cond, ReasonAsExpected)
+	}
 }
