@@ -52,7 +52,7 @@ const (
 // kube-system/cluster-config-v1 and the Nodes' InternalIP addresses (only changes of those).
 //
 // Writes: StorageClasses (only differences, compared through the informer cache, so a poll that
-// changes nothing writes nothing; what it just wrote is read back from client-go's mutation cache
+// changes nothing writes nothing; a class it just created is read back from client-go's mutation cache
 // until the informer shows it), conditions StorageClassControllerDegraded,
 // StorageClassControllerStale, StorageClassControllerProgressing and
 // StorageClassControllerOpenNFSAccess, events, and metric storage_classes (classes by state).
@@ -85,7 +85,7 @@ type Controller struct {
 	lastSeq  uint64
 	absent   map[string]int
 	reported map[string]bool
-	// recent is the informer's view with the classes this controller wrote since (newRecentClasses).
+	// recent is the informer's view with the classes this controller created since (newRecentClasses).
 	recent cache.MutationCache
 	// counting is whether some owned class's share type is missing from listings (len(absent) > 0
 	// after the last sync), read by the listing subscription on the poller's goroutine.
@@ -306,19 +306,15 @@ func (c *Controller) apply(ctx context.Context, recorder events.Recorder, action
 				recorder.Eventf("StorageClassCreated", "Created StorageClass %s for share type %q", a.Class.Name, a.Class.Annotations[storageclass.ShareTypeNameAnnotation])
 			}
 		case storageclass.Update:
-			var updated *storagev1.StorageClass
-			if updated, err = api.Update(ctx, a.Class, metav1.UpdateOptions{}); err == nil {
-				c.recent.Mutation(updated)
-			}
+			_, err = api.Update(ctx, a.Class, metav1.UpdateOptions{})
 			if err == nil && a.Adopting {
 				adoptionEvent(recorder, a)
 			} else if err == nil {
 				recorder.Eventf("StorageClassUpdated", "Updated StorageClass %s", a.Class.Name)
 			}
 		case storageclass.Release:
-			var released *storagev1.StorageClass
-			if released, err = api.Update(ctx, a.Class, metav1.UpdateOptions{}); err == nil {
-				c.recent.Mutation(released)
+			_, err = api.Update(ctx, a.Class, metav1.UpdateOptions{})
+			if err == nil {
 				recorder.Eventf("StorageClassReleased", "Released StorageClass %s (storageClassState Removed): it was adopted, not created, so it keeps existing without the operator's label and annotations",
 					a.Class.Name)
 			}

@@ -14,15 +14,18 @@ import (
 const writeSettleTimeout = 10 * time.Second
 
 // newRecentClasses returns client-go's mutation cache over the StorageClass informer: the classes the
-// controller just wrote stay visible, and newer than the cached copies they replace, until the
+// controller just created stay visible, and newer than the cached copies they replace, until the
 // informer catches up. A sync planned from a cache that lacks a created class would take it for
 // missing: right after the recreate of a renamed share type's class, the plan would not find the
-// class by the type's ID and would create a second class under the new name.
+// class by the type's ID and would create a second class under the new name. Only creates are
+// recorded: the mutation cache cannot forget a class the controller deletes, so an updated class
+// pruned soon after would read as present again (a stale update only fails with a conflict and is
+// planned again).
 func newRecentClasses(informer cache.SharedIndexInformer) cache.MutationCache {
 	return cache.NewIntegerResourceVersionMutationCache(klog.Background(), informer.GetStore(), informer.GetIndexer(), writeSettleTimeout, true)
 }
 
-// listClasses lists every class the informer shows, each replaced by what the controller wrote since
+// listClasses lists every class the informer shows, each replaced by what the controller created since
 // if that is newer, and the classes it created that the informer does not show yet.
 func (c *Controller) listClasses() ([]*storagev1.StorageClass, error) {
 	objs, err := c.recent.ByIndex(cache.NamespaceIndex, "") // cluster-scoped: the namespace is ""
