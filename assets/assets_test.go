@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/openshift/library-go/pkg/operator/resource/resourceread"
+	"k8s.io/apimachinery/pkg/api/meta"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
@@ -111,25 +113,25 @@ func TestAssets(t *testing.T) {
 			if len(docs) != 1 {
 				t.Fatalf("%d YAML documents, want 1", len(docs))
 			}
-			var obj struct {
-				APIVersion string `json:"apiVersion"`
-				Kind       string `json:"kind"`
-				Metadata   struct {
-					Name      string `json:"name"`
-					Namespace string `json:"namespace"`
-				} `json:"metadata"`
-			}
-			if err := yaml.Unmarshal(docs[0], &obj); err != nil {
+			// As the static-resource controllers read it: typed for known kinds, unstructured otherwise.
+			read, err := resourceread.ReadGenericWithUnstructured(docs[0])
+			if err != nil {
 				t.Fatal(err)
 			}
-			if obj.APIVersion == "" || obj.Kind == "" || obj.Metadata.Name == "" {
-				t.Errorf("apiVersion=%q kind=%q metadata.name=%q: all must be set", obj.APIVersion, obj.Kind, obj.Metadata.Name)
+			gvk := read.GetObjectKind().GroupVersionKind()
+			m, err := meta.Accessor(read)
+			if err != nil {
+				t.Fatal(err)
+			}
+			obj := struct{ Kind, Namespace string }{gvk.Kind, m.GetNamespace()}
+			if gvk.Version == "" || gvk.Kind == "" || m.GetName() == "" {
+				t.Errorf("apiVersion=%q kind=%q metadata.name=%q: all must be set", gvk.GroupVersion(), gvk.Kind, m.GetName())
 			}
 			switch {
-			case clusterScoped[obj.Kind] && obj.Metadata.Namespace != "":
-				t.Errorf("cluster-scoped %s has namespace %q", obj.Kind, obj.Metadata.Namespace)
-			case !clusterScoped[obj.Kind] && obj.Metadata.Namespace != operandNamespace:
-				t.Errorf("%s namespace = %q, want %q", obj.Kind, obj.Metadata.Namespace, operandNamespace)
+			case clusterScoped[obj.Kind] && obj.Namespace != "":
+				t.Errorf("cluster-scoped %s has namespace %q", obj.Kind, obj.Namespace)
+			case !clusterScoped[obj.Kind] && obj.Namespace != operandNamespace:
+				t.Errorf("%s namespace = %q, want %q", obj.Kind, obj.Namespace, operandNamespace)
 			}
 			for _, p := range placeholderRE.FindAllString(string(data), -1) {
 				if !slices.Contains(libraryGoPlaceholders, p) {

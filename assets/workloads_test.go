@@ -4,11 +4,13 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/openshift/library-go/pkg/operator/resource/resourceread"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 )
 
@@ -164,31 +166,34 @@ func TestCrossReferences(t *testing.T) {
 func TestBindings(t *testing.T) {
 	roles := map[string]bool{"ClusterRole/system:openshift:scc:privileged": true}
 	accounts := map[string]bool{"openshift-monitoring/prometheus-k8s": true}
-	for _, name := range Names() {
-		var obj struct {
-			Kind     string `json:"kind"`
-			Metadata struct {
-				Name      string `json:"name"`
-				Namespace string `json:"namespace"`
-			} `json:"metadata"`
+	read := make([]runtime.Object, len(Names()))
+	for i, name := range Names() {
+		obj, err := resourceread.ReadGenericWithUnstructured(render(t, name))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
 		}
-		if err := yaml.Unmarshal(render(t, name), &obj); err != nil {
-			t.Fatal(err)
-		}
-		switch obj.Kind {
-		case "ClusterRole", "Role":
-			roles[obj.Kind+"/"+obj.Metadata.Name] = true
-		case "ServiceAccount":
-			accounts[obj.Metadata.Namespace+"/"+obj.Metadata.Name] = true
+		read[i] = obj
+		switch o := obj.(type) {
+		case *rbacv1.ClusterRole:
+			roles["ClusterRole/"+o.Name] = true
+		case *rbacv1.Role:
+			roles["Role/"+o.Name] = true
+		case *corev1.ServiceAccount:
+			accounts[o.Namespace+"/"+o.Name] = true
 		}
 	}
 	bindings := 0
-	for _, name := range Names() {
-		var b rbacv1.RoleBinding // ClusterRoleBinding has the same subjects/roleRef shape
-		if err := yaml.Unmarshal(render(t, name), &b); err != nil {
-			t.Fatal(err)
+	for i, name := range Names() {
+		var b struct {
+			RoleRef  rbacv1.RoleRef
+			Subjects []rbacv1.Subject
 		}
-		if b.Kind != "ClusterRoleBinding" && b.Kind != "RoleBinding" {
+		switch o := read[i].(type) {
+		case *rbacv1.RoleBinding:
+			b.RoleRef, b.Subjects = o.RoleRef, o.Subjects
+		case *rbacv1.ClusterRoleBinding:
+			b.RoleRef, b.Subjects = o.RoleRef, o.Subjects
+		default:
 			continue
 		}
 		bindings++

@@ -7,6 +7,7 @@ package checkcloud
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
@@ -99,7 +100,7 @@ func Build(f Facts) Report {
 	r.Manila = f.Endpoint
 	if f.RolesKnown {
 		r.Roles = f.Roles
-		admin := contains(f.Roles, "admin")
+		admin := slices.Contains(f.Roles, "admin")
 		r.Admin = &admin
 	}
 	r.Listing = "public and private"
@@ -202,13 +203,4 @@ func redactedURL(raw string) string {
 		return openstack.RedactText(raw)
 	}
 	return u.Redacted()
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

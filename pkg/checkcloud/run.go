@@ -7,9 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -189,12 +190,7 @@ func cloudNames(cloudsYAML []byte) []string {
 	if yaml.Unmarshal(cloudsYAML, &doc) != nil {
 		return nil
 	}
-	names := make([]string, 0, len(doc.Clouds))
-	for name := range doc.Clouds {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(doc.Clouds))
 }
 
 func readConfig(path string, validate func(*operatorconfig.Config) error) (*operatorconfig.Config, []byte, error) {

@@ -6,8 +6,10 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -228,12 +230,7 @@ func (c *Client) manilaRegions() []string {
 			}
 		}
 	}
-	regions := make([]string, 0, len(seen))
-	for r := range seen {
-		regions = append(regions, r)
-	}
-	sort.Strings(regions)
-	return regions
+	return slices.Sorted(maps.Keys(seen))
 }
 
 func tlsConfigFor(cloud *clientconfig.Cloud, caBundle []byte) (*tls.Config, error) {

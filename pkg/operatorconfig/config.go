@@ -6,8 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -251,12 +252,7 @@ func (c *Config) validate() error {
 	if err := sc.Defaults.validate("storageClasses.defaults"); err != nil {
 		return err
 	}
-	types := make([]string, 0, len(sc.ShareTypes))
-	for name := range sc.ShareTypes {
-		types = append(types, name)
-	}
-	sort.Strings(types)
-	for _, name := range types {
+	for _, name := range slices.Sorted(maps.Keys(sc.ShareTypes)) {
 		if err := sc.ShareTypes[name].validate("storageClasses.shareTypes." + name); err != nil {
 			return err
 		}

@@ -2,6 +2,8 @@ package operatorconfig
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -58,12 +60,7 @@ func (t Topology) validate() error {
 	default:
 		return &FieldError{Path: "topology.mode", Reason: fmt.Sprintf("%q is not one of None, Zonal", t.Mode)}
 	}
-	manilaZones := make([]string, 0, len(t.Zones))
-	for mz := range t.Zones {
-		manilaZones = append(manilaZones, mz)
-	}
-	sort.Strings(manilaZones)
-	for _, mz := range manilaZones {
+	for _, mz := range slices.Sorted(maps.Keys(t.Zones)) {
 		path := "topology.zones." + mz
 		if strings.TrimSpace(mz) == "" {
 			return &FieldError{Path: `topology.zones.""`, Reason: "empty Manila zone name"}

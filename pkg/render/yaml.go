@@ -6,19 +6,21 @@ import (
 	"io"
 
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
+	"github.com/openshift/library-go/pkg/operator/resource/resourceread"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 )
 
-// staticAsset is an asset as the static-resource controllers apply it.
+// staticAsset is an asset as the static-resource controllers apply it: read by the same
+// resourceread.ReadGenericWithUnstructured (typed for known kinds, unstructured otherwise).
 func staticAsset(render resourceapply.AssetFunc, name string) (runtime.Object, error) {
 	data, err := render(name)
 	if err != nil {
 		return nil, err
 	}
-	obj := &unstructured.Unstructured{}
-	if err := yaml.Unmarshal(data, &obj.Object); err != nil {
+	obj, err := resourceread.ReadGenericWithUnstructured(data)
+	if err != nil {
 		return nil, fmt.Errorf("asset %s: %w", name, err)
 	}
 	return obj, nil

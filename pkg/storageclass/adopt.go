@@ -2,7 +2,9 @@ package storageclass
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -84,11 +86,7 @@ func adoptable(sc *storagev1.StorageClass, byName map[string]sharetypes.ShareTyp
 	if sc.Provisioner != names.CSIDriverName {
 		return sharetypes.ShareType{}, fmt.Sprintf("StorageClass %s: its provisioner is not %s", sc.Name, names.CSIDriverName)
 	}
-	var keys []string
-	for k := range sc.Parameters {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(sc.Parameters))
 	if _, ok := sc.Parameters[secretParameterPrefix+"provisioner-secret-name"]; !ok {
 		return sharetypes.ShareType{}, fmt.Sprintf("StorageClass %s: it has no parameter %sprovisioner-secret-name", sc.Name, secretParameterPrefix)
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -94,10 +95,8 @@ func hashedName(st string) string {
 // keepsCollidingName decides which of the share types sharing one plain name keeps it.
 func keepsCollidingName(st string, colliding []string, className string, owners map[string]string) bool {
 	if owner, ok := owners[className]; ok {
-		for _, c := range colliding {
-			if c == owner {
-				return st == owner
-			}
+		if slices.Contains(colliding, owner) {
+			return st == owner
 		}
 	}
 	var exact []string

@@ -1,8 +1,9 @@
 package storageclass
 
 import (
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
@@ -72,7 +73,7 @@ type Result struct {
 func Plan(in Input) Result {
 	var r Result
 	if in.State == operatorv1.RemovedStorageClass {
-		for _, name := range sortedKeys(in.Existing) {
+		for _, name := range slices.Sorted(maps.Keys(in.Existing)) {
 			switch sc := in.Existing[name]; {
 			case !Owned(sc):
 			case sc.Annotations[AdoptedAnnotation] != "":
@@ -112,7 +113,7 @@ func Plan(in Input) Result {
 			}
 		}
 	}
-	for _, name := range sortedKeys(in.Existing) {
+	for _, name := range slices.Sorted(maps.Keys(in.Existing)) {
 		sc := in.Existing[name]
 		if wantedNames[name] || !Owned(sc) || !Gone(sc, in.Listed, in.Zones) {
 			continue
@@ -197,13 +198,4 @@ func merge(have, want *storagev1.StorageClass) (*storagev1.StorageClass, bool) {
 		out.MountOptions = want.MountOptions
 	}
 	return out, !equality.Semantic.DeepEqual(out, have)
-}
-
-func sortedKeys(m map[string]*storagev1.StorageClass) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

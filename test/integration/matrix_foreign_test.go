@@ -49,6 +49,8 @@ func TestForeignObjectsMatrix(t *testing.T) {
 			if sc.Provisioner != "example.com/other" || sc.Annotations["admin"] != "mine" || storageclass.Owned(sc) {
 				t.Errorf("the foreign class changed: %+v", sc)
 			}
+			// Open to any host (nfs-shareClient unset) are the operator's classes only, not the one in the way.
+			waitOpenNFSAccess(t, "csi-manila-silver")
 		}, func(t *testing.T) {
 			if err := world.Kube.StorageV1().StorageClasses().Delete(context.Background(), "csi-manila-gold", metav1.DeleteOptions{}); err != nil {
 				t.Fatal(err)
@@ -60,6 +62,7 @@ func TestForeignObjectsMatrix(t *testing.T) {
 				return nil
 			})
 			world.WaitForCondition(t, storageclasses.ConditionDegraded, operatorv1.ConditionFalse)
+			waitOpenNFSAccess(t, "csi-manila-gold, csi-manila-silver")
 		}},
 		{"a CSIDriver of the driver's name with another spec", func(ctx context.Context) error {
 			_, err := world.Kube.StorageV1().CSIDrivers().Create(ctx, &storagev1.CSIDriver{
@@ -141,6 +144,19 @@ func TestForeignObjectsMatrix(t *testing.T) {
 			}
 		})
 	}
+}
+
+// waitOpenNFSAccess waits until StorageClassControllerOpenNFSAccess lists exactly the classes (as
+// "a, b") in its message.
+func waitOpenNFSAccess(t *testing.T, classes string) {
+	t.Helper()
+	framework.Eventually(t, framework.DefaultTimeout, "OpenNFSAccess naming "+classes, func(context.Context) error {
+		c := world.Condition(t, storageclasses.ConditionOpenNFSAccess)
+		if want := "StorageClasses " + classes + " let any host"; c == nil || c.Status != operatorv1.ConditionTrue || !strings.Contains(c.Message, want) {
+			return fmt.Errorf("condition %+v, want True with %q", c, want)
+		}
+		return nil
+	})
 }
 
 // workloadWithOperatorSelector waits until the workload selects the operator's pods, not the foreign ones.

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -291,7 +292,8 @@ func TestNoOpPollWritesNothing(t *testing.T) {
 }
 
 // Credentials without the admin role see only the project's share types: the operator says so once
-// in an event, and the private type of another project gets no class.
+// in an event, not again at each later login with the same credentials (the catalog refresh is
+// shortened to make those happen), and the private type of another project gets no class.
 func TestNonAdminCredentialsSeePublicTypes(t *testing.T) {
 	ctx := context.Background()
 	clouds, err := world.OpenStack.CreateProjectMember(ctx, "member-"+fmt.Sprint(time.Now().UnixNano()), "member-pass")
@@ -302,9 +304,41 @@ func TestNonAdminCredentialsSeePublicTypes(t *testing.T) {
 	if err := world.WriteCloudCredentials(ctx, clouds); err != nil {
 		t.Fatal(err)
 	}
-	startOperator(t, "", framework.ShareTypeSpec{Name: "public-one"}, framework.ShareTypeSpec{Name: "hidden-one", Private: true})
+	opts, counter := framework.OperatorOptions()
+	opts.CatalogRefresh = 3 * time.Second
+	started := time.Now().Truncate(time.Second) // events have seconds; earlier tests' stay in the namespace
+	startOperatorWith(t, opts, counter, "", framework.ShareTypeSpec{Name: "public-one"}, framework.ShareTypeSpec{Name: "hidden-one", Private: true})
 	world.WaitForStorageClass(t, "csi-manila-public-one", nil)
 	waitForEvent(t, "PrivateShareTypesHidden", "no admin role")
+	logins := func() int {
+		n := 0
+		for _, o := range counter.Outcomes() {
+			if strings.HasPrefix(o.Request, "POST ") && strings.HasSuffix(o.Request, "/v3/auth/tokens") && o.Status == http.StatusCreated {
+				n++
+			}
+		}
+		return n
+	}
+	seen := logins()
+	framework.Eventually(t, framework.DefaultTimeout, "two more logins with the same credentials", func(context.Context) error {
+		if n := logins(); n < seen+2 {
+			return fmt.Errorf("%d logins since the event, want 2", n-seen)
+		}
+		return nil
+	})
+	list, err := world.Kube.CoreV1().Events(names.OperatorNamespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hidden := int32(0)
+	for _, e := range list.Items {
+		if e.Reason == "PrivateShareTypesHidden" && !e.CreationTimestamp.Before(&metav1.Time{Time: started}) {
+			hidden += max(e.Count, 1)
+		}
+	}
+	if hidden != 1 {
+		t.Errorf("PrivateShareTypesHidden sent %d times for one set of credentials, want once", hidden)
+	}
 	if _, err := world.Kube.StorageV1().StorageClasses().Get(ctx, "csi-manila-hidden-one", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("a private type invisible to the credentials got a class (err=%v)", err)
 	}

@@ -104,6 +104,8 @@ type Controller struct {
 	lastGoodCA     []byte
 	// zonesPolledAt is the listing after which a poll was made early for Manila's zones.
 	zonesPolledAt uint64
+	// hiddenWarned is the inputs hash and cause of the last PrivateShareTypesHidden event.
+	hiddenWarned string
 }
 
 // Deps is what NewController needs: the tunables and the informers, each scoped as its comment says.
@@ -403,7 +405,7 @@ func (c *Controller) listShareTypes(ctx context.Context, manila *gophercloud.Ser
 	if admin, known := c.session.HasRole("admin"); known && !admin && !c.publicOnly {
 		// Manila answers is_public=all from a non-admin with the project's visible types, no error.
 		c.publicOnly = true
-		c.recorder.Warningf("PrivateShareTypesHidden", "The OpenStack credentials have no admin role, so Manila lists only the share types visible to their project (public ones and private ones shared with it)")
+		c.warnPrivateHidden("no-admin", "The OpenStack credentials have no admin role, so Manila lists only the share types visible to their project (public ones and private ones shared with it)")
 	}
 	if !c.publicOnly && c.forbiddenPolls == 0 {
 		types, err := openstack.ListShareTypes(ctx, manila, openstack.AllShareTypes)
@@ -411,13 +413,25 @@ func (c *Controller) listShareTypes(ctx context.Context, manila *gophercloud.Ser
 			return types, err == nil, err
 		}
 		c.forbiddenPolls = forbiddenRetry
-		c.recorder.Warningf("PrivateShareTypesHidden", "The OpenStack credentials may not list private share types; only public share types are used, and classes of private types are neither marked stale nor pruned")
+		c.warnPrivateHidden("forbidden", "The OpenStack credentials may not list private share types; only public share types are used, and classes of private types are neither marked stale nor pruned")
 	}
 	if c.forbiddenPolls > 0 {
 		c.forbiddenPolls--
 	}
 	types, err := openstack.ListShareTypes(ctx, manila, openstack.PublicShareTypes)
 	return types, false, err
+}
+
+// warnPrivateHidden sends the PrivateShareTypesHidden event once per content of the credentials (and
+// CA) and cause: a re-login with the same credentials (token or catalog renewed, after failures) and
+// each retry of the full listing after a 403 find what was already said.
+func (c *Controller) warnPrivateHidden(cause, message string) {
+	key := c.sessionHash + "/" + cause
+	if key == c.hiddenWarned {
+		return
+	}
+	c.hiddenWarned = key
+	c.recorder.Warningf("PrivateShareTypesHidden", "%s", message)
 }
 
 func secretFieldError(err error) error {

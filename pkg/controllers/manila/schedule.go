@@ -1,6 +1,7 @@
 package manila
 
 import (
+	"math"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -26,16 +27,21 @@ func (s Schedule) Next(consecutiveFailures int) time.Duration {
 	if consecutiveFailures <= 0 {
 		return wait.Jitter(s.Interval, s.Jitter)
 	}
-	return s.retryDelay(consecutiveFailures)
+	// The schedule is worked out from the count, not kept as a stepped Backoff, so that a poll interval
+	// changed between two failures caps the very next retry.
+	next := s.retries().DelayFunc()
+	delay := next()
+	for i := 1; i < consecutiveFailures && delay < s.Interval; i++ {
+		delay = next()
+	}
+	return delay // once at the cap every further delay is the cap: the loop may stop early
 }
 
-func (s Schedule) retryDelay(failures int) time.Duration {
-	delay := s.RetryBase
-	for i := 1; i < failures && delay < s.Interval; i++ {
-		delay *= 2
+// retries is the backoff after failures: RetryBase doubling per failure, capped at the interval.
+func (s Schedule) retries() wait.Backoff {
+	first := min(s.RetryBase, s.Interval)
+	if first <= 0 {
+		first = s.Interval
 	}
-	if delay > s.Interval || delay <= 0 {
-		delay = s.Interval
-	}
-	return delay
+	return wait.Backoff{Duration: first, Factor: 2, Steps: math.MaxInt, Cap: s.Interval}
 }

@@ -30,4 +30,7 @@ func TestScheduleNext(t *testing.T) {
 	if got := short.Next(1); got != 3*time.Second {
 		t.Errorf("a retry never waits longer than the interval: got %s", got)
 	}
+	if got := (Schedule{Interval: time.Minute}).Next(3); got != time.Minute {
+		t.Errorf("without a retry base a retry waits the interval: got %s", got)
+	}
 }

@@ -3,7 +3,6 @@
 package secretsync
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,8 +11,10 @@ import (
 	"github.com/gophercloud/utils/v2/openstack/clientconfig"
 	operatorv1 "github.com/openshift/api/operator/v1"
 	configv1informers "github.com/openshift/client-go/config/informers/externalversions/config/v1"
+	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -78,17 +79,19 @@ type Deps struct {
 //
 // Writes: the driver secret (the clouds.yaml keys mapped for the driver) from credentials the operator
 // has just logged in with (a rotated password that fails keeps the last good secret), the CA copy,
-// condition SecretSyncControllerDegraded. Only differences are written.
+// condition SecretSyncControllerDegraded. Both outputs go through library-go's resourceapply: only
+// differences are written, and its events name the object and at most the changed keys.
 //
 // Policy: on any bad input (missing secret past the grace period, malformed clouds.yaml, a CA that is
-// not PEM) it reports and keeps the last good outputs; it never deletes them. It writes nothing while
+// not PEM) it reports and keeps the last good outputs; it never deletes them (ApplySecret would
+// recreate only a Secret that is immutable or not Opaque, which neither this operator nor its
+// predecessor writes). It writes nothing while
 // the ClusterCSIDriver is not Managed, and sends no request while the operand namespace does not exist
 // (the namespace's creation triggers it).
 type Controller struct {
 	d            Deps
 	sources      corev1listers.SecretNamespaceLister
 	cloudConfigs corev1listers.ConfigMapNamespaceLister
-	secrets      corev1listers.SecretNamespaceLister
 	configMaps   corev1listers.ConfigMapNamespaceLister
 	namespaces   corev1listers.NamespaceLister
 	missingSince time.Time
@@ -112,7 +115,6 @@ func newController(d Deps) (*Controller, factory.Controller) {
 		d:            d,
 		sources:      d.OperatorSecrets.Lister().Secrets(names.OperatorNamespace),
 		cloudConfigs: d.CloudConfig.Lister().ConfigMaps(names.CloudConfigNamespace),
-		secrets:      d.OperandSecrets.Lister().Secrets(names.OperandNamespace),
 		configMaps:   d.OperandConfigMaps.Lister().ConfigMaps(names.OperandNamespace),
 		namespaces:   d.Namespaces.Lister(),
 	}
@@ -139,10 +141,9 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	}
 	if other := platform.OtherFrom(c.d.Infrastructures.Lister()); other != "" {
 		// The credentials Secret never arrives off OpenStack: waiting for it is not a fault.
-		_, _, err := v1helpers.UpdateStatus(ctx, c.d.OperatorClient, v1helpers.UpdateConditionFn(operatorv1.OperatorCondition{
+		return c.applyCondition(ctx, operatorv1.OperatorCondition{
 			Type: ConditionDegraded, Status: operatorv1.ConditionFalse, Reason: ReasonPlatformNotOpenStack,
-			Message: fmt.Sprintf("Infrastructure/cluster reports platform %s: no driver secret is needed", other)}))
-		return err
+			Message: fmt.Sprintf("Infrastructure/cluster reports platform %s: no driver secret is needed", other)})
 	}
 	if _, err := c.namespaces.Get(names.OperandNamespace); apierrors.IsNotFound(err) {
 		return nil // the namespace informer brings us back when it appears
@@ -167,8 +168,18 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	case c.insecure != "":
 		cond = operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionFalse, Reason: ReasonInsecureTLS, Message: c.insecure}
 	}
-	_, _, err := v1helpers.UpdateStatus(ctx, c.d.OperatorClient, v1helpers.UpdateConditionFn(cond))
-	return err
+	return c.applyCondition(ctx, cond)
+}
+
+// statusFieldManager owns, by server-side apply, the one condition this controller writes.
+var statusFieldManager = factory.ControllerFieldManager(ControllerName, "updateOperatorStatus")
+
+// applyCondition writes cond with library-go's ApplyOperatorStatus: no read-modify-write of the whole
+// status, nothing sent when this field manager last applied the same condition, and the transition
+// time kept while the status stays.
+func (c *Controller) applyCondition(ctx context.Context, cond operatorv1.OperatorCondition) error {
+	return c.d.OperatorClient.ApplyOperatorStatus(ctx, statusFieldManager, applyoperatorv1.OperatorStatus().WithConditions(
+		applyoperatorv1.OperatorCondition().WithType(cond.Type).WithStatus(cond.Status).WithReason(cond.Reason).WithMessage(cond.Message)))
 }
 
 // CAInUse reports whether the operand mounts an OpenStack CA: the cloud config carries one and its
@@ -193,24 +204,12 @@ func (c *Controller) syncCA(ctx context.Context, recorder events.Recorder) error
 	if problem := openstack.CABundleProblem([]byte(pemData), c.d.Clock.Now()); problem != "" {
 		return fmt.Errorf("ConfigMap %s/%s key %s %s (not a valid PEM certificate bundle)", names.CloudConfigNamespace, names.CloudConfigMap, names.CABundleKey, problem)
 	}
-	want := &corev1.ConfigMap{
+	// resourcesynccontroller would copy the whole ConfigMap unchecked; only a CA that parses reaches
+	// the driver, so the copy is applied here.
+	_, _, err = resourceapply.ApplyConfigMap(ctx, c.d.Client, recorder, &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: names.CloudCAConfigMap, Namespace: names.OperandNamespace},
 		Data:       map[string]string{names.CABundleKey: pemData},
-	}
-	have, err := c.configMaps.Get(names.CloudCAConfigMap)
-	switch {
-	case apierrors.IsNotFound(err):
-		_, err = c.d.Client.ConfigMaps(names.OperandNamespace).Create(ctx, want, metav1.CreateOptions{})
-	case err == nil && have.Data[names.CABundleKey] != pemData:
-		updated := have.DeepCopy()
-		updated.Data = want.Data
-		_, err = c.d.Client.ConfigMaps(names.OperandNamespace).Update(ctx, updated, metav1.UpdateOptions{})
-	default:
-		return err
-	}
-	if err == nil {
-		recorder.Eventf("CloudCAUpdated", "Copied the OpenStack CA bundle to ConfigMap %s/%s", names.OperandNamespace, names.CloudCAConfigMap)
-	}
+	})
 	return err
 }
 
@@ -244,24 +243,13 @@ func (c *Controller) syncSecret(ctx context.Context, recorder events.Recorder) (
 		return nil, 0
 	}
 	data := cloudcredentials.DriverSecret(cloud, CAInUse(c.cloudConfigs, c.configMaps))
-	have, err := c.secrets.Get(names.DriverSecret)
-	switch {
-	case apierrors.IsNotFound(err):
-		_, err = c.d.Client.Secrets(names.OperandNamespace).Create(ctx, &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Name: names.DriverSecret, Namespace: names.OperandNamespace},
-			Type:       corev1.SecretTypeOpaque,
-			Data:       data,
-		}, metav1.CreateOptions{})
-	case err == nil && !sameData(have.Data, data):
-		updated := have.DeepCopy()
-		updated.Data = data
-		_, err = c.d.Client.Secrets(names.OperandNamespace).Update(ctx, updated, metav1.UpdateOptions{})
-	default:
-		return err, 0
-	}
-	if err == nil {
-		recorder.Eventf("DriverSecretUpdated", "Wrote Secret %s/%s from %s/%s", names.OperandNamespace, names.DriverSecret, names.OperatorNamespace, names.CloudCredentialsSecret)
-	}
+	// ApplySecret's events and logs name the Secret and at most its keys, never a value. Type Opaque
+	// is what the predecessor writes and updates: a handed-back Secret stays readable to it.
+	_, _, err = resourceapply.ApplySecret(ctx, c.d.Client, recorder, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: names.DriverSecret, Namespace: names.OperandNamespace},
+		Type:       corev1.SecretTypeOpaque,
+		Data:       data,
+	})
 	return err, 0
 }
 
@@ -288,16 +276,4 @@ func (c *Controller) caBundle() []byte {
 		return nil
 	}
 	return []byte(src.Data[names.CABundleKey])
-}
-
-func sameData(a, b map[string][]byte) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || !bytes.Equal(v, w) {
-			return false
-		}
-	}
-	return true
 }

@@ -2,6 +2,9 @@ package secretsync
 
 import (
 	"context"
+	"maps"
+	"slices"
+	"strings"
 	"testing"
 
 	configv1 "github.com/openshift/api/config/v1"
@@ -96,5 +99,77 @@ func TestSyncSendsNothing(t *testing.T) {
 				t.Errorf("requests %v, want a write: %v", writes, tc.wantWrite)
 			}
 		})
+	}
+}
+
+// The driver Secret is applied in place: the predecessor's (or a stale) Secret keeps its UID, its
+// type stays Opaque, the admin's labels stay, the data is replaced, and no event carries a value.
+func TestSyncUpdatesDriverSecretWithoutValuesInEvents(t *testing.T) {
+	const password = "pa55-w0rd-in-no-event"
+	withPassword := strings.Replace(clouds, "password: p", "password: "+password, 1)
+	source := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: names.CloudCredentialsSecret, Namespace: names.OperatorNamespace},
+		Data: map[string][]byte{names.CloudsYAMLKey: []byte(withPassword)}}
+	stale := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: names.DriverSecret, Namespace: names.OperandNamespace, UID: "uid-predecessor",
+		Labels: map[string]string{"admin": "kept"}}, Type: corev1.SecretTypeOpaque,
+		Data: map[string][]byte{"os-password": []byte("old-password"), "os-domainName": []byte("Default")}}
+	client := fake.NewClientset(source, stale, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: names.OperandNamespace}})
+	inf := informers.NewSharedInformerFactory(client, 0)
+	verifiedCreds := &verified.Credentials{}
+	verifiedCreds.Record([]byte(withPassword), nil)
+	recorder := events.NewInMemoryRecorder("test", clock.RealClock{})
+	d := Deps{
+		Verified:          verifiedCreds,
+		OperatorClient:    v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}, &operatorv1.OperatorStatus{}, nil),
+		OperatorSecrets:   inf.Core().V1().Secrets(),
+		CloudConfig:       inf.Core().V1().ConfigMaps(),
+		OperandSecrets:    inf.Core().V1().Secrets(),
+		OperandConfigMaps: inf.Core().V1().ConfigMaps(),
+		Namespaces:        inf.Core().V1().Namespaces(),
+		Infrastructures:   newInfraInformer(""),
+		Client:            client.CoreV1(),
+		Recorder:          recorder,
+		Clock:             clock.RealClock{},
+	}
+	c, _ := newController(d)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	inf.Start(ctx.Done())
+	inf.WaitForCacheSync(ctx.Done())
+	for range 2 { // the second sync finds nothing to change
+		if err := c.sync(ctx, factory.NewSyncContext("test", recorder)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := client.CoreV1().Secrets(names.OperandNamespace).Get(ctx, names.DriverSecret, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.UID != stale.UID || got.Type != corev1.SecretTypeOpaque || got.Labels["admin"] != "kept" {
+		t.Errorf("driver Secret UID %s, type %s, labels %v: want it updated in place, Opaque, with the admin's label", got.UID, got.Type, got.Labels)
+	}
+	if string(got.Data["os-password"]) != password || got.Data["os-domainName"] != nil {
+		t.Errorf("driver Secret data keys %v: want the keys of the current clouds.yaml only", slices.Sorted(maps.Keys(got.Data)))
+	}
+	updates := 0
+	for _, e := range recorder.Events() {
+		if e.Reason == "SecretUpdated" {
+			updates++
+		}
+		for _, secret := range []string{password, "old-password"} {
+			if strings.Contains(e.Message, secret) {
+				t.Errorf("event %s carries a password: %q", e.Reason, e.Message)
+			}
+		}
+	}
+	if updates != 1 {
+		t.Errorf("%d SecretUpdated events, want 1 (only differences are written)", updates)
+	}
+	_, status, _, err := d.OperatorClient.GetOperatorState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cond := v1helpers.FindOperatorCondition(status.Conditions, ConditionDegraded); cond == nil ||
+		cond.Status != operatorv1.ConditionFalse || cond.Reason != ReasonAsExpected {
+		t.Errorf("%s %+v, want False/%s (applied)", ConditionDegraded, cond, ReasonAsExpected)
 	}
 }

@@ -2,6 +2,7 @@ package storageclasses
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
@@ -29,7 +30,7 @@ type nfsAccess struct {
 	resolution *machinenetwork.Resolution
 	// held are the classes not written because the machine network is not known yet.
 	held []string
-	// open are the classes whose shares any host may mount.
+	// open are the classes the operator owns or will write whose shares any host may mount.
 	open []string
 }
 
@@ -49,6 +50,15 @@ func (c *Controller) resolveShareClients(settings operatorconfig.StorageClasses)
 func (c *Controller) usesMachineNetwork() bool {
 	cfg, _ := c.config.Current()
 	return cfg != nil && storageclass.UsesMachineNetwork(cfg.StorageClasses)
+}
+
+// openClasses returns, sorted, the classes the operator owns or will write whose shares any host may
+// mount: a wanted name held by a foreign class (a conflict) is left out, since that class is not the
+// operator's and its access list is not the operator's to warn about or fix.
+func openClasses(wanted []storageclass.Wanted, conflicts []string) []string {
+	return slices.DeleteFunc(storageclass.OpenToAnyHost(wanted), func(name string) bool {
+		return slices.Contains(conflicts, name)
+	})
 }
 
 // accessEvents are the events of a sync's findings, each sent once while it lasts (keyed in reported).

@@ -26,7 +26,7 @@ func TestDeletesCarryPreconditions(t *testing.T) {
 		got = append(got, a.(clienttesting.DeleteActionImpl).DeleteOptions.Preconditions)
 		return false, nil, nil
 	})
-	c := &Controller{client: client.StorageV1(), absent: map[string]int{}, written: written{}, clock: clock.RealClock{}}
+	c := &Controller{client: client.StorageV1(), absent: map[string]int{}, recent: testRecent(), clock: clock.RealClock{}}
 	recorder := events.NewInMemoryRecorder("test", clock.RealClock{})
 	for _, a := range []storageclass.Action{
 		{Kind: storageclass.Recreate, Class: wanted, Existing: seen},

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -18,11 +19,9 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	corev1informers "k8s.io/client-go/informers/core/v1"
 	storageinformers "k8s.io/client-go/informers/storage/v1"
 	storageclient "k8s.io/client-go/kubernetes/typed/storage/v1"
-	storagelisters "k8s.io/client-go/listers/storage/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
@@ -53,7 +52,8 @@ const (
 // kube-system/cluster-config-v1 and the Nodes' InternalIP addresses (only changes of those).
 //
 // Writes: StorageClasses (only differences, compared through the informer cache, so a poll that
-// changes nothing writes nothing), conditions StorageClassControllerDegraded,
+// changes nothing writes nothing; a class it just created is read back from client-go's mutation cache
+// until the informer shows it), conditions StorageClassControllerDegraded,
 // StorageClassControllerStale, StorageClassControllerProgressing and
 // StorageClassControllerOpenNFSAccess, events, and metric storage_classes (classes by state).
 //
@@ -76,7 +76,6 @@ const (
 type Controller struct {
 	operatorClient v1helpers.OperatorClient
 	evaluator      *csistorageclasscontroller.StorageClassStateEvaluator
-	classes        storagelisters.StorageClassLister
 	client         storageclient.StorageClassesGetter
 	listings       *sharetypes.Store
 	config         *operatorconfig.Source
@@ -86,7 +85,8 @@ type Controller struct {
 	lastSeq  uint64
 	absent   map[string]int
 	reported map[string]bool
-	written  written
+	// recent is the informer's view with the classes this controller created since (newRecentClasses).
+	recent cache.MutationCache
 	// counting is whether some owned class's share type is missing from listings (len(absent) > 0
 	// after the last sync), read by the listing subscription on the poller's goroutine.
 	counting atomic.Bool
@@ -115,14 +115,13 @@ func NewController(d Deps) factory.Controller {
 	c := &Controller{
 		operatorClient: d.OperatorClient,
 		evaluator:      d.Evaluator,
-		classes:        d.StorageClasses.Lister(),
 		client:         d.Client,
 		listings:       d.Listings,
 		config:         d.Config,
 		clock:          d.Clock,
 		absent:         map[string]int{},
 		reported:       map[string]bool{},
-		written:        written{},
+		recent:         newRecentClasses(d.StorageClasses.Informer()),
 
 		machineNetwork: machineNetworkInputs{
 			installConfig: d.InstallConfig.Lister().ConfigMaps(machinenetwork.InstallConfigNamespace),
@@ -166,11 +165,6 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if managed, err := guard.Managed(c.operatorClient); err != nil || !managed {
 		return err // Unmanaged and Removed: the admin owns the classes; not a single write
 	}
-	if c.written.pending(c.classes, c.clock.Now()) {
-		// The informer's event for the created class triggers the next sync; this one re-checks the timeout.
-		syncCtx.Queue().AddAfter(factory.DefaultQueueKey, time.Second)
-		return nil
-	}
 	listing := c.listings.Latest()
 	cfg, _ := c.config.Current()
 	if listing == nil || cfg == nil {
@@ -180,7 +174,7 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		return nil // topology just turned on: the Manila controller polls for the zones at once
 	}
 	state := c.evaluator.GetStorageClassState(names.CSIDriverName)
-	all, err := c.classes.List(labels.Everything())
+	all, err := c.listClasses()
 	if err != nil {
 		return err
 	}
@@ -218,9 +212,7 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	notices := storageclass.ApplyDefault(wanted, all, cfg.StorageClasses.DefaultShareType)
 	access := nfsAccess{resolution: resolution}
 	wanted, access.held = storageclass.HoldUnresolved(wanted)
-	if state != operatorv1.RemovedStorageClass {
-		access.open = storageclass.OpenToAnyHost(wanted)
-	} else {
+	if state == operatorv1.RemovedStorageClass {
 		access.held = nil // no class is written anyway
 	}
 	for _, w := range wanted {
@@ -256,6 +248,9 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		State: state, Wanted: wanted, Existing: existing, Adopt: adopt, Listed: listed, Zones: zones,
 		Absent: c.absent, PruneAfter: cfg.StorageClasses.PruneAfter(), Now: c.clock.Now(),
 	})
+	if state != operatorv1.RemovedStorageClass {
+		access.open = openClasses(wanted, plan.Conflicts)
+	}
 	applyErr := c.apply(ctx, syncCtx.Recorder(), plan.Actions)
 	c.counting.Store(len(c.absent) > 0)
 	notAdoptedCond, notAdoptedEvents := notAdopted(adoption.Refused, plan.Conflicts)
@@ -265,6 +260,11 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if len(plan.Deferred) > 0 {
 		// The created class's event brings the next sync; this covers a failed create.
 		syncCtx.Queue().AddAfter(factory.DefaultQueueKey, 5*time.Second)
+	}
+	if creates(plan.Actions) {
+		// A class created and at once deleted by someone else reads as present until writeSettleTimeout:
+		// look again then.
+		syncCtx.Queue().AddAfter(factory.DefaultQueueKey, writeSettleTimeout+time.Second)
 	}
 	updates := append(conditions(skipped, plan, adoption.Refused), accessConditions(access)...)
 	if _, _, err := v1helpers.UpdateStatus(ctx, c.operatorClient, append(updates, notAdoptedCond)...); err != nil {
@@ -302,7 +302,7 @@ func (c *Controller) apply(ctx context.Context, recorder events.Recorder, action
 		case storageclass.Create:
 			var created *storagev1.StorageClass
 			if created, err = api.Create(ctx, a.Class, metav1.CreateOptions{}); err == nil {
-				c.written.record(created.Name, created.UID, c.clock.Now())
+				c.recent.Mutation(created)
 				recorder.Eventf("StorageClassCreated", "Created StorageClass %s for share type %q", a.Class.Name, a.Class.Annotations[storageclass.ShareTypeNameAnnotation])
 			}
 		case storageclass.Update:
@@ -323,7 +323,7 @@ func (c *Controller) apply(ctx context.Context, recorder events.Recorder, action
 			if err == nil || apierrors.IsNotFound(err) {
 				var created *storagev1.StorageClass
 				if created, err = api.Create(ctx, a.Class, metav1.CreateOptions{}); err == nil {
-					c.written.record(created.Name, created.UID, c.clock.Now())
+					c.recent.Mutation(created)
 				}
 			}
 			if from, to, renamed := storageclass.Renamed(a); err == nil && a.Adopting {
@@ -350,6 +350,13 @@ func (c *Controller) apply(ctx context.Context, recorder events.Recorder, action
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// creates tells whether actions create a class (also by recreating one).
+func creates(actions []storageclass.Action) bool {
+	return slices.ContainsFunc(actions, func(a storageclass.Action) bool {
+		return a.Kind == storageclass.Create || a.Kind == storageclass.Recreate
+	})
 }
 
 // preconditions make a delete apply only to the very object the plan saw (same UID, unchanged since):
