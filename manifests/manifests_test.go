@@ -246,6 +246,10 @@ func TestDeploymentCanStart(t *testing.T) {
 	}) {
 		t.Errorf("want POD_NAME from metadata.name")
 	}
+	// library-go's controllercmd recovers panics unless this says crash (docs/reliability.md).
+	if v := EnvValue(c, "OPENSHIFT_ON_PANIC"); v != "crash" {
+		t.Errorf("OPENSHIFT_ON_PANIC %q, want crash", v)
+	}
 	if spec.ServiceAccountName != "manila-csi-driver-operator" {
 		t.Errorf("serviceAccountName %q", spec.ServiceAccountName)
 	}

@@ -1,9 +1,11 @@
 package manifests
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -75,6 +77,9 @@ func TestPrometheusRulesParse(t *testing.T) {
 					t.Errorf("%s: expr: %v", where, err)
 					continue
 				}
+				if err := keepsNamespace(expr); err != nil {
+					t.Errorf("%s: %v", where, err)
+				}
 				for _, m := range selectedMetrics(expr) {
 					if !strings.HasPrefix(m, metrics.Namespace+"_") {
 						t.Errorf("%s reads %s, which the operator does not export", where, m)
@@ -120,6 +125,49 @@ func TestPrometheusRuleCheckRefusesBrokenRules(t *testing.T) {
 	} {
 		if _, errs := rulefmt.Parse([]byte(rule), false, model.UTF8Validation); len(errs) == 0 {
 			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// keepsNamespace returns an error when expr drops the namespace label that OpenShift routes alerts
+// by: an aggregation without "by (namespace)" (or "without" naming it), or a vector match "on" other
+// labels only.
+func keepsNamespace(expr parser.Expr) error {
+	var problem error
+	parser.Inspect(expr, func(node parser.Node, _ []parser.Node) error {
+		switch n := node.(type) {
+		case *parser.AggregateExpr:
+			if slices.Contains(n.Grouping, "namespace") == n.Without {
+				problem = fmt.Errorf("%s drops the namespace label", n)
+			}
+		case *parser.BinaryExpr:
+			if m := n.VectorMatching; m != nil && m.On && !slices.Contains(m.MatchingLabels, "namespace") && n.LHS.Type() == parser.ValueTypeVector && n.RHS.Type() == parser.ValueTypeVector {
+				problem = fmt.Errorf("%s matches on labels without namespace", n)
+			}
+		}
+		return nil
+	})
+	return problem
+}
+
+// The namespace check refuses what drops the label and passes what keeps it.
+func TestKeepsNamespace(t *testing.T) {
+	for expr, keeps := range map[string]bool{
+		`sum(rate(x[5m])) > 0`:                                 false,
+		`max without (namespace) (x) > 0`:                      false,
+		`sum by (namespace) (x) > 0 unless sum(y) > 0`:         false,
+		`x > on (job) y`:                                       false,
+		`x > 0`:                                                true,
+		`min by (namespace) (x) == 0`:                          true,
+		`max without (pod) (x) > 0`:                            true,
+		`sum by (namespace) (x) unless sum by (namespace) (y)`: true,
+	} {
+		e, err := parser.ParseExpr(expr)
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		if err := keepsNamespace(e); (err == nil) != keeps {
+			t.Errorf("%s: keepsNamespace = %v, want keeps=%v", expr, err, keeps)
 		}
 	}
 }

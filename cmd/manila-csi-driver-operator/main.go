@@ -9,6 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/component-base/cli"
+	// The workqueue_* metrics of every controller's queue, in the legacy registry that the metrics
+	// endpoint serves: what kube components import (library-go's controllercmd does too).
+	_ "k8s.io/component-base/metrics/prometheus/workqueue"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
@@ -19,8 +22,6 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operator"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/render"
-	// Before anything creates a work queue: queues without metrics goroutines (see the package).
-	_ "github.com/manila-csi/manila-csi-driver-operator/pkg/queuemetrics"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/version"
 )
 

@@ -24,7 +24,6 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/startuppages"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/state"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/verified"
 )
@@ -150,7 +149,6 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 	for _, ctrl := range []factory.Controller{manilaController, configController, storageClassController, secretSyncController} {
 		go ctrl.Run(ctx, 1)
 	}
-	go startuppages.ReleaseEvery(ctx, time.Minute, 10*time.Minute)
 
 	<-ctx.Done()
 	handBack(c)

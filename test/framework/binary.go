@@ -15,9 +15,9 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
 
-// BuildOperator builds the operator binary into path with the given -ldflags.
-func BuildOperator(path, ldflags string) error {
-	cmd := exec.Command("go", "build", "-ldflags", ldflags, "-o", path, "./cmd/manila-csi-driver-operator")
+// BuildOperator builds the operator binary into path with the given -ldflags and build tags.
+func BuildOperator(path, ldflags string, tags ...string) error {
+	cmd := exec.Command("go", "build", "-ldflags", ldflags, "-tags", strings.Join(tags, ","), "-o", path, "./cmd/manila-csi-driver-operator")
 	cmd.Dir = RepoRoot()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build: %v\n%s", err, out)

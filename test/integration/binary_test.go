@@ -66,7 +66,12 @@ type binaryRun struct {
 // read-only and only TMPDIR, a fresh tmpfs standing in for the emptyDir, is writable.
 func startBinary(t *testing.T, extraArgs []string, extraEnv ...string) *binaryRun {
 	t.Helper()
-	bin := operatorBinary(t)
+	return startBinaryOf(t, operatorBinary(t), extraArgs, extraEnv...)
+}
+
+// startBinaryOf is startBinary with another build of the operator.
+func startBinaryOf(t *testing.T, bin string, extraArgs []string, extraEnv ...string) *binaryRun {
+	t.Helper()
 	emptyDir := t.TempDir()
 	command := world.OperatorCommandFor(t, emptyDir)
 	port := command.Port

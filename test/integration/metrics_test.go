@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/manila-csi/manila-csi-driver-operator/manifests"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/manila"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/metrics"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
@@ -65,6 +66,16 @@ func TestMetricsFollowTheWorld(t *testing.T) {
 		return nil
 	})
 	reader.waitFor(t, "the figures for a reader bound to GET /metrics", func(scrape) error { return nil })
+	// client-go's work-queue metrics, registered by component-base, for each controller's queue.
+	prometheus.waitFor(t, "the Manila controller's work queue", func(m scrape) error {
+		if len(m.series("workqueue_depth")) == 0 {
+			return fmt.Errorf("no workqueue_depth series")
+		}
+		if got := m.value("workqueue_adds_total", map[string]string{"name": manila.ControllerName}); got < 1 {
+			return fmt.Errorf("workqueue_adds_total{name=%q} = %v", manila.ControllerName, got)
+		}
+		return nil
+	})
 	for name, s := range map[string]*scraper{"a ServiceAccount without RBAC": stranger, "no token": anonymous} {
 		code, err := s.status()
 		if err != nil {

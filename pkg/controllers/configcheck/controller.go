@@ -11,7 +11,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	corev1informers "k8s.io/client-go/informers/core/v1"
 
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/guard"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/metrics"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/state"
@@ -56,7 +55,7 @@ type Deps struct {
 func NewController(d Deps) factory.Controller {
 	c := &Controller{d: d}
 	return factory.New().
-		WithSync(guard.Sync(ControllerName, c.d.OperatorClient, c.sync)).
+		WithSync(c.sync).
 		WithFilteredEventsInformers(factory.NamesFilter(operatorconfig.ConfigMapName, state.ConfigMapName), d.ConfigMaps.Informer()).
 		WithInformers(d.OperatorClient.Informer()).
 		ToController(ControllerName, d.Recorder.WithComponentSuffix("operator-config"))

@@ -23,7 +23,6 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/guard"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/metrics"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
@@ -140,7 +139,7 @@ func NewController(d Deps) factory.Controller {
 		clock:          d.Clock,
 	}
 	return factory.New().
-		WithSync(guard.Sync(ControllerName, d.OperatorClient, c.sync)).
+		WithSync(c.sync).
 		WithInformers(d.OperatorClient.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(platform.InfrastructureName), d.Infrastructures.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(names.CloudCredentialsSecret), d.Secrets.Informer()).

@@ -25,7 +25,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/cloudcredentials"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/guard"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/managementstate"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/platform"
@@ -124,7 +124,7 @@ func newController(d Deps) (*Controller, factory.Controller) {
 	}
 	return c, factory.New().
 		WithSyncContext(syncCtx).
-		WithSync(guard.Sync(ControllerName, d.OperatorClient, c.sync)).
+		WithSync(c.sync).
 		WithFilteredEventsInformers(factory.NamesFilter(names.CloudCredentialsSecret), d.OperatorSecrets.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(names.CloudConfigMap), d.CloudConfig.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(names.DriverSecret), d.OperandSecrets.Informer()).
@@ -136,7 +136,7 @@ func newController(d Deps) (*Controller, factory.Controller) {
 }
 
 func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
-	if managed, err := guard.Managed(c.d.OperatorClient); err != nil || !managed {
+	if managed, err := managementstate.Managed(c.d.OperatorClient); err != nil || !managed {
 		return err
 	}
 	if other := platform.OtherFrom(c.d.Infrastructures.Lister()); other != "" {

@@ -25,8 +25,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/guard"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/managementstate"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/metrics"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
@@ -137,7 +137,7 @@ func NewController(d Deps) factory.Controller {
 	})
 	return factory.New().
 		WithSyncContext(syncCtx).
-		WithSync(guard.Sync(ControllerName, d.OperatorClient, c.sync)).
+		WithSync(c.sync).
 		WithFilteredEventsInformers(ours, d.StorageClasses.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(operatorconfig.ConfigMapName), d.ConfigMaps.Informer()).
 		WithInformers(d.ClusterCSIDriverInformer, d.InstallConfig.Informer(),
@@ -162,7 +162,7 @@ func ours(obj interface{}) bool {
 }
 
 func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
-	if managed, err := guard.Managed(c.operatorClient); err != nil || !managed {
+	if managed, err := managementstate.Managed(c.operatorClient); err != nil || !managed {
 		return err // Unmanaged and Removed: the admin owns the classes; not a single write
 	}
 	listing := c.listings.Latest()

@@ -15,7 +15,7 @@ import (
 	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/guard"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/managementstate"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
 
@@ -68,14 +68,14 @@ func NewController(d Deps) factory.Controller {
 		workloadNames = append(workloadNames, w.Name)
 	}
 	return factory.New().
-		WithSync(guard.Sync(ControllerName, d.OperatorClient, c.sync)).
+		WithSync(c.sync).
 		WithFilteredEventsInformers(factory.NamesFilter(workloadNames...), d.Deployments.Informer(), d.DaemonSets.Informer()).
 		WithInformers(d.OperatorClient.Informer()).
 		ToController(ControllerName, d.Recorder.WithComponentSuffix("workload-selector"))
 }
 
 func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
-	if managed, err := guard.Managed(c.d.OperatorClient); err != nil || !managed {
+	if managed, err := managementstate.Managed(c.d.OperatorClient); err != nil || !managed {
 		return err
 	}
 	var errs []error

@@ -1,4 +1,6 @@
-package guard
+// Package managementstate reads the ClusterCSIDriver's spec.managementState for the controllers that
+// write only while the operator manages the driver.
+package managementstate
 
 import (
 	operatorv1 "github.com/openshift/api/operator/v1"
