@@ -204,23 +204,24 @@ func printTable(results []result, binarySize int64, idle time.Duration) {
 	mb := func(kib int) float64 { return float64(kib) * 1024 / 1e6 }
 	cpuPer5 := func(r result) float64 { return r.cpu.Seconds() * (5 * time.Minute).Seconds() / r.window.Seconds() }
 	polls := func(r result) float64 { return r.window.Seconds() / r.poll.Seconds() }
-	// row prints a figure for each result; when the predecessor has the figure (theirs > 0), theirs
-	// and ours / theirs for each result.
-	row := func(figure string, theirs float64, goal string, value func(r result) string, ours func(r result) float64) {
+	// row prints a figure the predecessor was not measured on, for each result.
+	row := func(figure, goal string, value func(r result) string) {
 		fmt.Printf("| %s |", figure)
 		for _, r := range results {
 			fmt.Printf(" %s |", value(r))
 		}
-		if theirs > 0 && ours != nil {
-			var ratios []string
-			for _, r := range results {
-				ratios = append(ratios, fmt.Sprintf("%.2f", ours(r)/theirs))
-			}
-			fmt.Printf(" %g | %s |", theirs, strings.Join(ratios, ", "))
-		} else {
-			fmt.Print(" - | - |")
+		fmt.Printf(" - | - | %s |\n", goal)
+	}
+	// compared prints a figure the predecessor was measured on: ours for each result, theirs, and
+	// ours / theirs for each result.
+	compared := func(figure, goal, format string, theirs float64, ours func(r result) float64) {
+		fmt.Printf("| %s |", figure)
+		var ratios []string
+		for _, r := range results {
+			fmt.Printf(" "+format+" |", ours(r))
+			ratios = append(ratios, fmt.Sprintf("%.2f", ours(r)/theirs))
 		}
-		fmt.Printf(" %s |\n", goal)
+		fmt.Printf(" "+format+" | %s | %s |\n", theirs, strings.Join(ratios, ", "), goal)
 	}
 	fixed := func(format string, f func(r result) float64) func(r result) string {
 		return func(r result) string { return fmt.Sprintf(format, f(r)) }
@@ -232,32 +233,32 @@ func printTable(results []result, binarySize int64, idle time.Duration) {
 	}
 	fmt.Printf(" %s | ratio (ours / theirs) | goal |\n", predecessorName)
 	fmt.Println("|---|" + strings.Repeat("---|", len(results)) + "---|---|---|")
-	kube := func(r result) float64 { return perMin(r.kube.total, r) }
-	row("kube-apiserver requests per minute", predecessorKubePerMinute, "<= predecessor", fixed("%.1f", kube), kube)
-	row("of which GETs of objects", 0, "-", fixed("%.1f", func(r result) float64 { return perMin(r.kube.gets, r) }), nil)
-	row("of which lease renewals (get + update)", 0, "-", fixed("%.1f", func(r result) float64 { return perMin(r.kube.leases, r) }), nil)
-	row("of which lists, watches (re)opened, writes, events", 0, "-", func(r result) string {
+	compared("kube-apiserver requests per minute", "<= predecessor", "%.1f", predecessorKubePerMinute,
+		func(r result) float64 { return perMin(r.kube.total, r) })
+	row("of which GETs of objects", "-", fixed("%.1f", func(r result) float64 { return perMin(r.kube.gets, r) }))
+	row("of which lease renewals (get + update)", "-", fixed("%.1f", func(r result) float64 { return perMin(r.kube.leases, r) }))
+	row("of which lists, watches (re)opened, writes, events", "-", func(r result) string {
 		return fmt.Sprintf("%.1f, %.1f, %.1f, %.1f", perMin(r.kube.lists, r), perMin(r.kube.watches, r), perMin(r.kube.writes, r), perMin(r.kube.events, r))
-	}, nil)
-	row("Keystone logins (POST /v3/auth/tokens) in the idle window", 0, "0 logins at rest", func(r result) string {
+	})
+	row("Keystone logins (POST /v3/auth/tokens) in the idle window", "0 logins at rest", func(r result) string {
 		return strconv.Itoa(r.keystoneLogins)
-	}, nil)
-	row("other Keystone requests per minute", 0, "-", fixed("%.1f", func(r result) float64 { return perMin(r.keystoneOther, r) }), nil)
-	row("Manila requests per poll (requests / polls the window holds)", 0, "1 per poll", func(r result) string {
+	})
+	row("other Keystone requests per minute", "-", fixed("%.1f", func(r result) float64 { return perMin(r.keystoneOther, r) }))
+	row("Manila requests per poll (requests / polls the window holds)", "1 per poll", func(r result) string {
 		return fmt.Sprintf("%.2f (%d / %.1f of %s)", float64(r.manila)/polls(r), r.manila, polls(r), r.poll)
-	}, nil)
-	rss := func(r result) float64 { return mb(r.rssKiB) }
-	row("operator VmRSS at the end", predecessorRSSMB, "<= predecessor", fixed("%.1f MB", rss), rss)
-	row("of which anonymous (RssAnon; the rest are the binary's file pages)", 0, "-", fixed("%.1f MB", func(r result) float64 { return mb(r.anonKiB) }), nil)
-	row("working set at the end, as the kubelet counts it (usage - inactive file)", 0, "-", fixed("%.1f MB", func(r result) float64 { return mb(r.memory.workingSetKiB) }), nil)
-	row("of which anonymous, active file; inactive file (not counted)", 0, "-", func(r result) string {
+	})
+	compared("operator VmRSS at the end", "<= predecessor", "%.1f MB", predecessorRSSMB,
+		func(r result) float64 { return mb(r.rssKiB) })
+	row("of which anonymous (RssAnon; the rest are the binary's file pages)", "-", fixed("%.1f MB", func(r result) float64 { return mb(r.anonKiB) }))
+	row("working set at the end, as the kubelet counts it (usage - inactive file)", "-", fixed("%.1f MB", func(r result) float64 { return mb(r.memory.workingSetKiB) }))
+	row("of which anonymous, active file; inactive file (not counted)", "-", func(r result) string {
 		return fmt.Sprintf("%.1f, %.1f; %.1f MB", mb(r.memory.anonKiB), mb(r.memory.activeFileKiB), mb(r.memory.inactiveFileKiB))
-	}, nil)
-	row("CPU seconds per 5 idle minutes", predecessorCPUPer5Minutes, "<= predecessor", fixed("%.2f", cpuPer5), cpuPer5)
-	row("start to all StorageClasses", 0, "kept", func(r result) string { return r.startup.Round(100 * time.Millisecond).String() }, nil)
-	row("new share type in Manila to its class", 0, "within one poll", func(r result) string {
+	})
+	compared("CPU seconds per 5 idle minutes", "<= predecessor", "%.2f", predecessorCPUPer5Minutes, cpuPer5)
+	row("start to all StorageClasses", "kept", func(r result) string { return r.startup.Round(100 * time.Millisecond).String() })
+	row("new share type in Manila to its class", "within one poll", func(r result) string {
 		return fmt.Sprintf("%s (poll %s)", r.newTypeToClass.Round(100*time.Millisecond), r.poll)
-	}, nil)
+	})
 	fmt.Printf("\nbinary size: %.1f MB\n", float64(binarySize)/1e6)
 	fmt.Printf("working set: %s\n", results[len(results)-1].memory.method)
 	for _, r := range results {
