@@ -1,9 +1,12 @@
 // Command bench measures the built operator binary as users run it: a separate process started with
-// the manifest's `start` arguments against the real test world, under its ServiceAccount. For 5 and
-// for 1,000 share types it prints, from outside the process: the time from start to all
-// StorageClasses, and over an idle window (BENCH_IDLE, default 5m) its kube-apiserver requests (from
-// the apiserver's audit log), Keystone and Manila requests (from their logs), CPU seconds and VmRSS
-// (from /proc), and the binary's size. BENCH_TYPES, BENCH_ENV and BENCH_LOG_DIR help look into a figure.
+// the manifest's `start` arguments against the real test world, under its ServiceAccount, in a memory
+// cgroup of its own. For 5 and for 1,000 share types it prints, from outside the process: the time
+// from start to all StorageClasses; over an idle window (BENCH_IDLE, default 5m) its kube-apiserver
+// requests (from the apiserver's audit log), Keystone logins and other Keystone requests and Manila
+// requests per poll (from their logs), CPU seconds, VmRSS and the working set as the kubelet counts it
+// (from its cgroup); then the time from a new share type in Manila to its class. Beside each figure
+// the predecessor has, it prints the predecessor's and the ratio. BENCH_TYPES, BENCH_ENV and
+// BENCH_LOG_DIR help look into a figure.
 package main
 
 import (
@@ -13,6 +16,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -64,12 +68,17 @@ func bench(ctx context.Context, t *testing.T) {
 			counts = append(counts, n)
 		}
 	}
+	poll := pollInterval(t, world, bin)
 	var results []result
 	created := 0
 	for _, n := range counts {
-		createTypes(ctx, t, world, created, n)
-		created = n
-		results = append(results, measure(t, world, bin, n, idle))
+		if created < n {
+			createTypes(ctx, t, world, created, n)
+		}
+		// The type created to time a new type's class takes the next name, so the next count
+		// creates only the rest.
+		results = append(results, measure(t, world, bin, n, idle, poll, fmt.Sprintf("bench-%04d", n)))
+		created = n + 1
 	}
 	info, err := os.Stat(bin)
 	if err != nil {
@@ -91,9 +100,16 @@ func createTypes(ctx context.Context, t *testing.T, world *framework.World, from
 	}
 }
 
-// startBinary starts the operator binary as the manifest runs it (plus BENCH_ENV) and returns it with
-// the function that stops it (and keeps its log in BENCH_LOG_DIR, as operator-<label>.log).
-func startBinary(t *testing.T, world *framework.World, bin, label string) (*exec.Cmd, func()) {
+// operator is the started binary and the memory cgroup it runs in.
+type operator struct {
+	cmd *exec.Cmd
+	cg  memcg
+}
+
+// startBinary starts the operator binary as the manifest runs it (plus BENCH_ENV), in a memory cgroup
+// of its own when it can, and returns it with the function that stops it (and keeps its log in
+// BENCH_LOG_DIR, as operator-<label>.log).
+func startBinary(t *testing.T, world *framework.World, bin, label string) (operator, func()) {
 	tmp, err := os.MkdirTemp("", "manila-bench-")
 	if err != nil {
 		t.Fatal(err)
@@ -103,17 +119,23 @@ func startBinary(t *testing.T, world *framework.World, bin, label string) (*exec
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, command.Args...)
+	if err := dropFromPageCache(bin); err != nil {
+		t.Fatal(err)
+	}
+	cg := newMemcg(fmt.Sprintf("manila-bench-%d-%s", os.Getpid(), label))
+	cmd := cg.command(bin, command.Args...)
 	cmd.Env, cmd.Stdout, cmd.Stderr = command.Env, logFile, logFile
 	if extra := os.Getenv("BENCH_ENV"); extra != "" { // e.g. GODEBUG=gctrace=1, to look into a figure
 		cmd.Env = append(cmd.Env, strings.Fields(extra)...)
 	}
 	process, err := framework.StartProcess(cmd)
 	if err != nil {
+		cg.remove()
 		t.Fatal(err)
 	}
-	return cmd, func() {
+	return operator{cmd: cmd, cg: cg}, func() {
 		process.Stop(30 * time.Second)
+		cg.remove()
 		logFile.Close()
 		if keep := os.Getenv("BENCH_LOG_DIR"); keep != "" {
 			if b, err := os.ReadFile(logFile.Name()); err == nil {
@@ -124,27 +146,69 @@ func startBinary(t *testing.T, world *framework.World, bin, label string) (*exec
 	}
 }
 
-// measure starts the binary, waits for n classes and a settled operand, then watches an idle window.
-func measure(t *testing.T, world *framework.World, bin string, n int, idle time.Duration) result {
+// pollInterval is how often the binary polls Manila as the manifest runs it: the manifest's
+// --manila-poll-interval, or the flag's default as the binary's help states it.
+func pollInterval(t *testing.T, world *framework.World, bin string) time.Duration {
+	tmp := t.TempDir()
+	for _, a := range world.OperatorCommandFor(t, tmp).Args {
+		if v, ok := strings.CutPrefix(a, "--manila-poll-interval="); ok {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				t.Fatalf("the manifest's %s: %v", a, err)
+			}
+			return d
+		}
+	}
+	help, _ := exec.Command(bin, "start", "--help").CombinedOutput()
+	m := regexp.MustCompile(`--manila-poll-interval duration .*\(default ([^)]+)\)`).FindSubmatch(help)
+	if m == nil {
+		t.Fatalf("%s start --help names no default for --manila-poll-interval:\n%s", bin, help)
+	}
+	d, err := time.ParseDuration(string(m[1]))
+	if err != nil {
+		t.Fatalf("the default --manila-poll-interval %q: %v", m[1], err)
+	}
+	return d
+}
+
+// measure starts the binary, waits for n classes and a settled operand, watches an idle window, and
+// then times how long a share type created in Manila (newType) takes to become a class.
+func measure(t *testing.T, world *framework.World, bin string, n int, idle, poll time.Duration, newType string) result {
 	started := time.Now()
-	cmd, stop := startBinary(t, world, bin, strconv.Itoa(n))
+	op, stop := startBinary(t, world, bin, strconv.Itoa(n))
 	defer stop()
-	r := result{shareTypes: n}
+	r := result{shareTypes: n, poll: poll}
 	r.startup = waitForClasses(t, world, n, started)
 	settle(t, world)
 
 	audit := world.AuditLogPath()
-	before := snapshot(t, world, cmd.Process.Pid)
+	pid := op.cmd.Process.Pid
+	before := snapshot(t, world, pid)
 	from := time.Now()
 	time.Sleep(idle) // the idle window is what is measured: nothing happens in it by design
 	to := time.Now()
-	after := snapshot(t, world, cmd.Process.Pid)
+	after := snapshot(t, world, pid)
 	r.kube = countAudit(t, audit, from, to)
-	r.keystone = after.keystone - before.keystone
+	r.keystoneLogins = after.keystoneLogins - before.keystoneLogins
+	r.keystoneOther = after.keystoneOther - before.keystoneOther
 	r.manila = after.manila - before.manila
 	r.cpu = after.cpu - before.cpu
 	r.rssKiB, r.anonKiB = after.rssKiB, after.anonKiB
+	ws, err := op.cg.read(pid)
+	if err != nil {
+		t.Fatalf("reading the operator's working set: %v", err)
+	}
+	r.memory = ws
 	r.window = to.Sub(from)
 	r.ran.from, r.ran.to = started, to
+
+	// After the window, so neither the bench's own requests nor the operator's work on the new type
+	// fall in it. The class can take up to one poll interval: the poll's phase decides.
+	if _, err := world.OpenStack.CreateShareType(context.Background(), framework.ShareTypeSpec{Name: newType}); err != nil {
+		t.Fatal(err)
+	}
+	created := time.Now()
+	world.WaitForClassOfShareType(t, newType)
+	r.newTypeToClass = time.Since(created)
 	return r
 }
