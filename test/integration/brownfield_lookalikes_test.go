@@ -27,8 +27,8 @@ import (
 // starts under its ServiceAccount with them in place and adopts the predecessor's real class of the
 // same share type; the lookalikes are not touched (not even their resourceVersion), each is named with
 // the field that stopped it by StorageClassControllerNotAdopted and by a StorageClassNotAdopted event,
-// nothing is Degraded because they are in nobody's way, and the admin's volume and claim stay bound.
-// Once the lookalikes are deleted the condition goes.
+// nothing is Degraded because they are in nobody's way, and the admin's bound volume and claim are
+// not written. Once the lookalikes are deleted the condition goes.
 //
 // A class with an operator class's name and another provisioner is in the operator's way: that case
 // is TestForeignObjectsMatrix's first one (csi-manila-gold, provisioner example.com/other, reported
@@ -76,11 +76,11 @@ func TestPredecessorLookalikesAreLeftAlone(t *testing.T) {
 			}
 		})
 	}
-	// The admin's volume on the class with their own secret, bound as the cluster's binder sees it.
-	world.StartKubeControllers(t, "persistentvolume-binder-controller")
+	// The admin's volume on the class with their own secret, bound as the cluster's binder leaves it.
+	// No binder runs here, so any later write to either object is someone else's.
 	pv, claim := boundVolume(t, world, "brownfield-lookalikes", foreignSecret.Name)
-	world.WaitForClaimBound(t, claim)
 	t.Cleanup(func() { removeVolume(t, pv, claim) })
+	pv, claim = markBound(t, pv, claim)
 
 	deletions := watchDeletions(t)
 	degraded := watchDegraded(t)
@@ -133,15 +133,17 @@ func TestPredecessorLookalikesAreLeftAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if nowPV.UID != pv.UID || nowPV.ResourceVersion != pv.ResourceVersion {
+		t.Errorf("the admin's PersistentVolume was written: UID %s -> %s, resourceVersion %s -> %s (class %s, phase %s, deleting %v)",
+			pv.UID, nowPV.UID, pv.ResourceVersion, nowPV.ResourceVersion, nowPV.Spec.StorageClassName, nowPV.Status.Phase, nowPV.DeletionTimestamp)
+	}
 	nowClaim, err := world.Kube.CoreV1().PersistentVolumeClaims(claim.Namespace).Get(ctx, claim.Name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if nowPV.UID != pv.UID || nowPV.Spec.StorageClassName != foreignSecret.Name || nowPV.DeletionTimestamp != nil || nowPV.Status.Phase != corev1.VolumeBound {
-		t.Errorf("the admin's PersistentVolume changed: UID %s (was %s), class %s, phase %s, deleting %v", nowPV.UID, pv.UID, nowPV.Spec.StorageClassName, nowPV.Status.Phase, nowPV.DeletionTimestamp)
-	}
-	if nowClaim.UID != claim.UID || nowClaim.Spec.VolumeName != pv.Name || nowClaim.DeletionTimestamp != nil || nowClaim.Status.Phase != corev1.ClaimBound {
-		t.Errorf("the admin's claim changed: UID %s (was %s), volume %s, phase %s, deleting %v", nowClaim.UID, claim.UID, nowClaim.Spec.VolumeName, nowClaim.Status.Phase, nowClaim.DeletionTimestamp)
+	if nowClaim.UID != claim.UID || nowClaim.ResourceVersion != claim.ResourceVersion {
+		t.Errorf("the admin's claim was written: UID %s -> %s, resourceVersion %s -> %s (volume %s, phase %s, deleting %v)",
+			claim.UID, nowClaim.UID, claim.ResourceVersion, nowClaim.ResourceVersion, nowClaim.Spec.VolumeName, nowClaim.Status.Phase, nowClaim.DeletionTimestamp)
 	}
 	if got := deletions(); len(got) > 0 {
 		t.Errorf("deleted while the lookalikes were in place: %v", got)
@@ -165,6 +167,28 @@ func TestPredecessorLookalikesAreLeftAlone(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// markBound completes the binding as kube-controller-manager's binder would: the volume's claimRef
+// carries the claim's UID, and both are Bound.
+func markBound(t *testing.T, pv *corev1.PersistentVolume, claim *corev1.PersistentVolumeClaim) (*corev1.PersistentVolume, *corev1.PersistentVolumeClaim) {
+	t.Helper()
+	ctx := context.Background()
+	volumes, claims := world.Kube.CoreV1().PersistentVolumes(), world.Kube.CoreV1().PersistentVolumeClaims(claim.Namespace)
+	pv.Spec.ClaimRef.UID = claim.UID
+	pv, err := volumes.Update(ctx, pv, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pv.Status.Phase = corev1.VolumeBound
+	if pv, err = volumes.UpdateStatus(ctx, pv, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	claim.Status = corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound, AccessModes: pv.Spec.AccessModes, Capacity: pv.Spec.Capacity}
+	if claim, err = claims.UpdateStatus(ctx, claim, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return pv, claim
 }
 
 // removeVolume deletes the claim and its volume for good: no protection controller runs to take
