@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,28 +29,14 @@ const (
 	panickingController = "ManilaDriverControllerServiceController"
 )
 
-var (
-	panicBinaryOnce sync.Once
-	panicBinaryPath string
-	panicBinaryErr  error
-)
-
 // panicBinary builds the operator with the test-only panic trigger (see pkg/hooks/panictrigger_on.go).
 func panicBinary(t *testing.T) string {
 	t.Helper()
-	panicBinaryOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "manila-operator-panic-bin-")
-		if err != nil {
-			panicBinaryErr = err
-			return
-		}
-		panicBinaryPath = filepath.Join(dir, "manila-csi-driver-operator")
-		panicBinaryErr = framework.BuildOperator(panicBinaryPath, "", "panictrigger")
-	})
-	if panicBinaryErr != nil {
-		t.Fatal(panicBinaryErr)
+	path := filepath.Join(t.TempDir(), "manila-csi-driver-operator")
+	if err := framework.BuildOperator(path, "", "panictrigger"); err != nil {
+		t.Fatal(err)
 	}
-	return panicBinaryPath
+	return path
 }
 
 // setPanicTrigger sets (value != "") or removes the trigger in the ClusterCSIDriver's spec.
