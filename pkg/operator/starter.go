@@ -53,9 +53,9 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 	recorder := newRecorder(ctx, c.kube, names.OperatorName, clk)
 	defer recorder.Shutdown()
 
-	operatorControllers := csicontrollerset.NewCSIControllerSet(c.operatorClient, recorder).
+	operatorControllers := configObserver(c, csicontrollerset.NewCSIControllerSet(c.operatorClient, recorder).
 		WithLogLevelController().
-		WithManagementStateController("Manila", false)
+		WithManagementStateController("Manila", false))
 	render := s.assetVars().AssetFunc()
 	validateMounts, err := mountsValidator(render)
 	if err != nil {
@@ -74,12 +74,17 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 			return secretsync.CAInUse(cloudConfigNS.ConfigMaps().Lister().ConfigMaps(names.CloudConfigNamespace),
 				operandNS.ConfigMaps().Lister().ConfigMaps(names.OperandNamespace))
 		},
-		Informers: []factory.Informer{operatorNS.ConfigMaps().Informer(), cloudConfigNS.ConfigMaps().Informer()},
+		// Of two busy namespaces, the events of the ConfigMaps the mounts read only: the operator config
+		// (and the state ConfigMap that keeps its last valid version), and the OpenStack CA's source.
+		Informers: []factory.Informer{
+			hooks.Events(operatorNS.ConfigMaps().Informer(), hooks.Named(operatorconfig.ConfigMapName, state.ConfigMapName)),
+			hooks.Events(cloudConfigNS.ConfigMaps().Informer(), hooks.Named(names.CloudConfigMap)),
+		},
 	})
 	verifiedCredentials := &verified.Credentials{}
 	secretSyncController := secretsync.NewController(secretsync.Deps{
 		Verified:       verifiedCredentials,
-		OperatorClient: c.operatorClient, OperatorSecrets: operatorNS.Secrets(), CloudConfig: cloudConfigNS.ConfigMaps(),
+		OperatorClient: c.operatorClient, OperatorSecrets: c.credentials.Core().V1().Secrets(), CloudConfig: cloudConfigNS.ConfigMaps(),
 		OperandSecrets: operandNS.Secrets(), OperandConfigMaps: operandNS.ConfigMaps(), Client: c.kube.CoreV1(),
 		Namespaces: c.owned.Core().V1().Namespaces(), Infrastructures: c.configInformer.Config().V1().Infrastructures(),
 		Recorder: recorder, Clock: clk, Grace: o.SecretGrace,
@@ -113,7 +118,7 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 			startOperand("Manila found")
 		},
 	},
-		OperatorClient: c.operatorClient, Secrets: operatorNS.Secrets(), OperatorConfigMaps: operatorNS.ConfigMaps(),
+		OperatorClient: c.operatorClient, Secrets: c.credentials.Core().V1().Secrets(), OperatorConfigMaps: operatorNS.ConfigMaps(),
 		CloudConfigMaps: cloudConfigNS.ConfigMaps(), Infrastructures: c.configInformer.Config().V1().Infrastructures(),
 		Recorder: recorder, Clock: clk,
 	})
