@@ -16,43 +16,28 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
-// revertDeadline is well below every safety resync of the operator's controllers: an object back by
-// then was brought back by an informer event, not by a timer.
+// revertDeadline is well below library-go's one-minute resync: an object back by then was brought
+// back by an informer event, not by a timer.
 const revertDeadline = 20 * time.Second
 
-// Every operand object the operator applies (all but the Namespace, whose deletion takes the rest
-// with it), deleted, is back within seconds; an edited ClusterRole and Deployment are reverted.
+// libraryGoResync is the ResyncEvery library-go gives its static-resource, config observer,
+// Deployment and DaemonSet controllers.
+const libraryGoResync = time.Minute
+
+// Every operand object the operator applies and watches (all but the Namespace, whose deletion takes
+// the rest with it), deleted, is back within seconds; an edited ClusterRole and Deployment are
+// reverted.
 func TestOperandObjectsRevertedWithinSeconds(t *testing.T) {
 	startOperator(t, "", framework.ShareTypeSpec{Name: "gold"})
 	settledWorkloads(t)
-	files := append(assets.StaticResources(), assets.CSIDriver, assets.ControllerDeployment, assets.NodeDaemonSet, assets.NFSNodeDaemonSet,
-		assets.VolumeSnapshotClass, assets.ServiceMonitor)
+	files := append(assets.StaticResources(), assets.CSIDriver, assets.ControllerDeployment, assets.NodeDaemonSet, assets.NFSNodeDaemonSet)
 	for _, file := range files {
 		if file == assets.Namespace {
 			continue
 		}
 		obj := assetObject(t, file)
 		t.Run(obj.GetKind()+" "+obj.GetName(), func(t *testing.T) {
-			api := world.Dynamic.Resource(gvrOf(t, obj)).Namespace(obj.GetNamespace())
-			ctx := context.Background()
-			var before *unstructured.Unstructured
-			framework.Eventually(t, framework.DefaultTimeout, "the object", func(ctx context.Context) (err error) {
-				before, err = api.Get(ctx, obj.GetName(), metav1.GetOptions{})
-				return err
-			})
-			if err := api.Delete(ctx, obj.GetName(), metav1.DeleteOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			framework.Eventually(t, revertDeadline, "the object back", func(ctx context.Context) error {
-				after, err := api.Get(ctx, obj.GetName(), metav1.GetOptions{})
-				if err != nil {
-					return err
-				}
-				if after.GetUID() == before.GetUID() {
-					return fmt.Errorf("not deleted yet")
-				}
-				return nil
-			})
+			deleteAndWaitBack(t, obj, revertDeadline)
 		})
 	}
 	t.Run("an edited ClusterRole", func(t *testing.T) {
@@ -92,6 +77,49 @@ func TestOperandObjectsRevertedWithinSeconds(t *testing.T) {
 			}
 			return nil
 		})
+	})
+}
+
+// The VolumeSnapshotClass and the ServiceMonitor are applied by library-go controllers that watch
+// neither (library-go wires informers of core kinds only): deleted behind the operator's back, with no
+// event to bring them back, both are back on library-go's own schedule, its one-minute resync. So the
+// operand's library-go controllers run on their ResyncEvery, which their time-based conditions (a
+// Deployment progressing for more than 15 minutes degrades) rely on; a longer resync of our own
+// (once 30 minutes) fails this.
+func TestOperandResyncsOnLibraryGosSchedule(t *testing.T) {
+	startOperator(t, "", framework.ShareTypeSpec{Name: "gold"})
+	settledWorkloads(t)
+	for _, file := range []string{assets.VolumeSnapshotClass, assets.ServiceMonitor} {
+		obj := assetObject(t, file)
+		t.Run(obj.GetKind()+" "+obj.GetName(), func(t *testing.T) {
+			t.Parallel() // both within the same resync
+			deleteAndWaitBack(t, obj, libraryGoResync+30*time.Second)
+		})
+	}
+}
+
+// deleteAndWaitBack deletes the object and waits, up to deadline, for the operator to create it again.
+func deleteAndWaitBack(t *testing.T, obj *unstructured.Unstructured, deadline time.Duration) {
+	t.Helper()
+	api := world.Dynamic.Resource(gvrOf(t, obj)).Namespace(obj.GetNamespace())
+	ctx := context.Background()
+	var before *unstructured.Unstructured
+	framework.Eventually(t, framework.DefaultTimeout, "the object", func(ctx context.Context) (err error) {
+		before, err = api.Get(ctx, obj.GetName(), metav1.GetOptions{})
+		return err
+	})
+	if err := api.Delete(ctx, obj.GetName(), metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, deadline, "the object back", func(ctx context.Context) error {
+		after, err := api.Get(ctx, obj.GetName(), metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if after.GetUID() == before.GetUID() {
+			return fmt.Errorf("not deleted yet")
+		}
+		return nil
 	})
 }
 
