@@ -29,6 +29,10 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/verified"
 )
 
+// resync is the config, operator and CRD informer factories' resync: it re-delivers every cached
+// object to the handlers. Library-go's controllers need none (they resync every minute on their own);
+// it is a net for our own controllers (pkg/controllers), which run on events only, should a watch
+// ever miss one. Twice informercache.Resync: these objects change rarely and are few.
 const resync = 20 * time.Minute
 
 // Run is the controllercmd start function with default options.
@@ -163,8 +167,9 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 }
 
 // conditionOwners are the names that start the type of every condition this process's controllers
-// write, its own and library-go's: ManilaDriver* is the static resources, config observer,
-// controller and node service controllers; ManagementState and ConfigObservation library-go's own.
+// write, its own and library-go's: ManilaDriver* is the static resources, controller and node service
+// controllers, NFSDriver* the NFS node service; ManagementState and ConfigObservation (the config
+// observer's, whatever its instance name) are library-go's own.
 var conditionOwners = []string{
 	manila.ControllerName, secretsync.ControllerName, configcheck.ControllerName, storageclasses.ControllerName,
 	workloadselector.ControllerName, "ManilaDriver", "NFSDriver", volumeSnapshotClassController, serviceMonitorController,
