@@ -13,7 +13,8 @@ import (
 // hooks read changes, not for every neighbour in a busy namespace. The informer's cache is not
 // filtered: the hooks' listers read it as before.
 func Events(informer cache.SharedIndexInformer, keep func(obj any) bool) factory.Informer {
-	return filtered{informer: informer, keep: keep}
+	// A pointer: library-go keeps a controller's informers as map keys, and a func is not hashable.
+	return &filtered{informer: informer, keep: keep}
 }
 
 // Named accepts the objects of these names (their namespace is the informer's).
@@ -29,11 +30,11 @@ type filtered struct {
 	keep     func(obj any) bool
 }
 
-func (f filtered) AddEventHandler(h cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
+func (f *filtered) AddEventHandler(h cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
 	return f.informer.AddEventHandler(cache.FilteringResourceEventHandler{FilterFunc: f.keep, Handler: h})
 }
 
-func (f filtered) HasSynced() bool { return f.informer.HasSynced() }
+func (f *filtered) HasSynced() bool { return f.informer.HasSynced() }
 
 func unwrap(obj any) any {
 	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
