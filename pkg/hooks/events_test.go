@@ -9,7 +9,9 @@ import (
 )
 
 func TestNamed(t *testing.T) {
-	cm := func(name string) *corev1.ConfigMap { return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}} }
+	cm := func(name string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	}
 	keep := Named(TrustedCAConfigMap, "manila-csi-driver-cloud-ca")
 	for _, tc := range []struct {
 		name string
