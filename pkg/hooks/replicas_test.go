@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshift/library-go/pkg/controller/factory"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -45,8 +46,8 @@ func TestControlPlaneEventsOnly(t *testing.T) {
 	worker := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker", Labels: map[string]string{"node-role.kubernetes.io/worker": ""}}}
 	master := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "master", Labels: map[string]string{"node-role.kubernetes.io/master": ""}}}
 	kube := fake.NewClientset(worker, master)
-	factory := informers.NewSharedInformerFactory(kube, 0)
-	_, infs := ControlPlaneReplicas(factory.Core().V1().Nodes())
+	nodeFactory := informers.NewSharedInformerFactory(kube, 0)
+	infs := []factory.Informer{ControlPlaneNodeEvents(nodeFactory.Core().V1().Nodes())}
 	var mu sync.Mutex
 	var seen []string
 	record := func(what string) func(any) {
@@ -66,7 +67,7 @@ func TestControlPlaneEventsOnly(t *testing.T) {
 	}
 	stop := make(chan struct{})
 	defer close(stop)
-	factory.Start(stop)
+	nodeFactory.Start(stop)
 	if !cache.WaitForCacheSync(stop, infs[0].HasSynced) {
 		t.Fatal("not synced")
 	}

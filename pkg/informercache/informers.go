@@ -13,7 +13,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// Resync is the informers' resync, as library-go's default: every cached object is re-delivered.
+// Resync is the informers' resync, as library-go's default: every cached object is re-delivered to
+// the handlers. Library-go's controllers do not need it (each resyncs every minute on its own); it is
+// the net for our own controllers, which run on events only, should a watch ever miss one.
 const Resync = 10 * time.Minute
 
 // KubeForNamespaces is library-go's KubeInformersForNamespaces ("" for cluster-scoped objects) whose

@@ -1,7 +1,6 @@
 package operator
 
 import (
-	"context"
 	"fmt"
 
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
@@ -15,16 +14,12 @@ import (
 	apiextinformers "k8s.io/apiextensions-apiserver/pkg/client/informers/externalversions"
 	apiextv1informers "k8s.io/apiextensions-apiserver/pkg/client/informers/externalversions/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/cachedclient"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/informercache"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
@@ -33,12 +28,10 @@ import (
 
 // clients are the API clients and informer factories shared by all controllers.
 type clients struct {
-	kube    kubernetes.Interface
-	dynamic dynamic.Interface
-	apiext  apiextclient.Interface
-	// objectInformers are informers of single objects, each filtered by name (objectInformer).
-	objectInformers []dynamicinformer.DynamicSharedInformerFactory
-	kubeInformers   v1helpers.KubeInformersForNamespaces
+	kube          kubernetes.Interface
+	dynamic       dynamic.Interface
+	apiext        apiextclient.Interface
+	kubeInformers v1helpers.KubeInformersForNamespaces
 	// owned caches the operator's cluster-scoped operand objects only (by label).
 	owned          informers.SharedInformerFactory
 	configInformer configinformers.SharedInformerFactory
@@ -53,6 +46,9 @@ type clients struct {
 
 	// installConfig caches ConfigMap kube-system/cluster-config-v1 only (nfs-shareClient: machineNetwork).
 	installConfig informers.SharedInformerFactory
+	// credentials caches Secret manila-cloud-credentials only: the operator namespace holds other
+	// drivers' cloud credentials, which the operator may neither read nor keep in memory.
+	credentials informers.SharedInformerFactory
 }
 
 func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
@@ -87,12 +83,8 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 	kubeInformers := informercache.KubeForNamespaces(kube, "",
 		names.OperatorNamespace, names.OperandNamespace, names.CloudConfigNamespace)
 	owned := informercache.LabelledCluster(kube, storageclass.OwnerLabel+"="+storageclass.OwnerLabelValue)
-	ownedInformers := v1helpers.NewFakeKubeInformersForNamespaces(map[string]informers.SharedInformerFactory{
-		"": owned, names.OperandNamespace: kubeInformers.InformersFor(names.OperandNamespace)})
 	c := &clients{
-		// library-go's apply functions GET each object before comparing it: from the caches, so that
-		// re-applying an unchanged operand costs no request.
-		kube:              cachedclient.New(kube, ownedInformers, names.OperandNamespace),
+		kube:              kube,
 		owned:             owned,
 		dynamic:           dyn,
 		apiext:            apiext,
@@ -100,6 +92,7 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 		configInformer:    configinformers.NewSharedInformerFactory(config, resync),
 		operatorInformer:  operatorinformers.NewSharedInformerFactory(operatorTyped, resync),
 		installConfig:     informercache.Named(kube, machinenetwork.InstallConfigNamespace, machinenetwork.InstallConfigName),
+		credentials:       informercache.Named(kube, names.OperatorNamespace, names.CloudCredentialsSecret),
 		operatorClient:    operatorClient,
 		clusterCSIDrivers: operatorTyped.OperatorV1().ClusterCSIDrivers(),
 		clock:             clk,
@@ -113,21 +106,10 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 		}
 		c.operatorInformer.Start(stop)
 		c.installConfig.Start(stop)
+		c.credentials.Start(stop)
 		dynamicInformers.Start(stop)
-		for _, f := range c.objectInformers {
-			f.Start(stop)
-		}
 	}
 	return c, nil
-}
-
-// objectInformer watches one object, by name: an informer whose cache holds that object only.
-func (c *clients) objectInformer(gvr schema.GroupVersionResource, namespace, name string) cache.SharedIndexInformer {
-	f := dynamicinformer.NewFilteredDynamicSharedInformerFactory(c.dynamic, 0, namespace, func(o *metav1.ListOptions) {
-		o.FieldSelector = "metadata.name=" + name
-	})
-	c.objectInformers = append(c.objectInformers, f)
-	return f.ForResource(gvr).Informer()
 }
 
 // crdInformerFor watches one CRD, by name: a cluster holds hundreds, some of them large.
@@ -137,12 +119,6 @@ func (c *clients) crdInformerFor(name string) apiextv1informers.CustomResourceDe
 	}))
 	c.crdInformers = append(c.crdInformers, f)
 	return f.Apiextensions().V1().CustomResourceDefinitions()
-}
-
-// crdPresent asks the cluster, once, whether a CRD is installed.
-func (c *clients) crdPresent(ctx context.Context, name string) bool {
-	_, err := c.apiext.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, name, metav1.GetOptions{})
-	return err == nil
 }
 
 // withRateLimits raises client-go's default 5 QPS, at which a cloud with a thousand share types

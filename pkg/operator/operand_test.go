@@ -14,8 +14,11 @@ func TestTLSObserved(t *testing.T) {
 	}{
 		{raw: "", want: false},
 		{raw: `{}`, want: false},
-		{raw: `{"targetcsiconfig":{"servingInfo":{"minTLSVersion":"VersionTLS12"}}}`, want: false},
-		{raw: `{"targetcsiconfig":{"servingInfo":{"cipherSuites":[],"minTLSVersion":"VersionTLS12"}}}`, want: false},
+		{raw: `{"targetcsiconfig":{"proxy":{}}}`, want: false},
+		{raw: `{"targetcsiconfig":{"servingInfo":{"minTLSVersion":"VersionTLS12"}}}`, want: true},
+		// A Custom profile without ciphers or version the observer knows is observed all the same:
+		// the controller service then reports it instead of never starting.
+		{raw: `{"targetcsiconfig":{"servingInfo":{"cipherSuites":[],"minTLSVersion":""}}}`, want: true},
 		{raw: `{"targetcsiconfig":{"servingInfo":{"cipherSuites":["TLS_AES_128_GCM_SHA256"],"minTLSVersion":"VersionTLS12"}}}`, want: true},
 		{raw: `not json`, want: false},
 	} {

@@ -28,6 +28,10 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/verified"
 )
 
+// resync is the config, operator and CRD informer factories' resync: it re-delivers every cached
+// object to the handlers. Library-go's controllers need none (they resync every minute on their own);
+// it is a net for our own controllers (pkg/controllers), which run on events only, should a watch
+// ever miss one. Twice informercache.Resync: these objects change rarely and are few.
 const resync = 20 * time.Minute
 
 // Run is the controllercmd start function with default options.
@@ -52,9 +56,9 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 	recorder := newRecorder(ctx, c.kube, names.OperatorName, clk)
 	defer recorder.Shutdown()
 
-	operatorControllers := csicontrollerset.NewCSIControllerSet(c.operatorClient, recorder).
+	operatorControllers := configObserver(c, csicontrollerset.NewCSIControllerSet(c.operatorClient, recorder).
 		WithLogLevelController().
-		WithManagementStateController("Manila", false)
+		WithManagementStateController("Manila", false))
 	render := s.assetVars().AssetFunc()
 	validateMounts, err := mountsValidator(render)
 	if err != nil {
@@ -73,12 +77,17 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 			return secretsync.CAInUse(cloudConfigNS.ConfigMaps().Lister().ConfigMaps(names.CloudConfigNamespace),
 				operandNS.ConfigMaps().Lister().ConfigMaps(names.OperandNamespace))
 		},
-		Informers: []factory.Informer{operatorNS.ConfigMaps().Informer(), cloudConfigNS.ConfigMaps().Informer()},
+		// Of two busy namespaces, the events of the ConfigMaps the mounts read only: the operator config
+		// (and the state ConfigMap that keeps its last valid version), and the OpenStack CA's source.
+		Informers: []factory.Informer{
+			hooks.Events(operatorNS.ConfigMaps().Informer(), hooks.Named(operatorconfig.ConfigMapName, state.ConfigMapName)),
+			hooks.Events(cloudConfigNS.ConfigMaps().Informer(), hooks.Named(names.CloudConfigMap)),
+		},
 	})
 	verifiedCredentials := &verified.Credentials{}
 	secretSyncController := secretsync.NewController(secretsync.Deps{
 		Verified:       verifiedCredentials,
-		OperatorClient: c.operatorClient, OperatorSecrets: operatorNS.Secrets(), CloudConfig: cloudConfigNS.ConfigMaps(),
+		OperatorClient: c.operatorClient, OperatorSecrets: c.credentials.Core().V1().Secrets(), CloudConfig: cloudConfigNS.ConfigMaps(),
 		OperandSecrets: operandNS.Secrets(), OperandConfigMaps: operandNS.ConfigMaps(), Client: c.kube.CoreV1(),
 		Namespaces: c.owned.Core().V1().Namespaces(), Infrastructures: c.configInformer.Config().V1().Infrastructures(),
 		Recorder: recorder, Clock: clk, Grace: o.SecretGrace,
@@ -112,7 +121,7 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 			startOperand("Manila found")
 		},
 	},
-		OperatorClient: c.operatorClient, Secrets: operatorNS.Secrets(), OperatorConfigMaps: operatorNS.ConfigMaps(),
+		OperatorClient: c.operatorClient, Secrets: c.credentials.Core().V1().Secrets(), OperatorConfigMaps: operatorNS.ConfigMaps(),
 		CloudConfigMaps: cloudConfigNS.ConfigMaps(), Infrastructures: c.configInformer.Config().V1().Infrastructures(),
 		Recorder: recorder, Clock: clk,
 	})
@@ -156,8 +165,9 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 }
 
 // conditionOwners are the names that start the type of every condition this process's controllers
-// write, its own and library-go's: ManilaDriver* is the static resources, config observer,
-// controller and node service controllers; ManagementState and ConfigObservation library-go's own.
+// write, its own and library-go's: ManilaDriver* is the static resources, controller and node service
+// controllers, NFSDriver* the NFS node service; ManagementState and ConfigObservation (the config
+// observer's, whatever its instance name) are library-go's own.
 var conditionOwners = []string{
 	manila.ControllerName, secretsync.ControllerName, configcheck.ControllerName, storageclasses.ControllerName,
 	workloadselector.ControllerName, "ManilaDriver", "NFSDriver", volumeSnapshotClassController, serviceMonitorController,

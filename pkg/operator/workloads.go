@@ -24,13 +24,13 @@ type WorkloadInputs struct {
 	// OperandConfigMaps and OperandSecrets are of the operand namespace (trusted CA, hashed secrets).
 	OperandConfigMaps corev1informers.ConfigMapInformer
 	OperandSecrets    corev1informers.SecretInformer
-	// Nodes count the control plane for the controller's replicas.
+	// Nodes count the control plane for the controller's replicas (those its node selector matches).
 	Nodes  corev1informers.NodeInformer
 	Mounts hooks.Mounts
 }
 
-// WorkloadHooks are the operator's own hooks of each operand workload, in the order they run after
-// library-go's, with the informers whose events re-run them.
+// WorkloadHooks are the hooks of each operand workload, in the order they run after library-go's
+// built-in ones, with the informers whose events re-run them (beyond library-go's one-minute resync).
 type WorkloadHooks struct {
 	Controller          []dc.DeploymentHookFunc
 	ControllerInformers []factory.Informer
@@ -43,21 +43,23 @@ type WorkloadHooks struct {
 // node DaemonSets: observed proxy, trusted CA, secret hashes, replicas, topology (--with-topology in
 // topology.mode Zonal), extraMounts, and the refusal of unfilled placeholders.
 func NewWorkloadHooks(in WorkloadInputs) WorkloadHooks {
-	replicasHook, replicasInformers := hooks.ControlPlaneReplicas(in.Nodes)
 	controllerMounts, mountInformers := in.Mounts.Deployment(extramounts.ControllerTarget)
 	deploymentHooks := []dc.DeploymentHookFunc{
 		csidrivercontrollerservicecontroller.WithObservedProxyDeploymentHook(),
 		csidrivercontrollerservicecontroller.WithCABundleDeploymentHook(names.OperandNamespace, hooks.TrustedCAConfigMap, in.OperandConfigMaps),
 		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, MetricsCertSecret, in.OperandSecrets),
 		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, in.OperandSecrets),
-		replicasHook,
+		dc.WithReplicasHook(in.Nodes.Lister()),
 		hooks.Topology{Config: in.Mounts.Config}.Deployment(),
 		hooks.DeploymentNoPlaceholders,
 		controllerMounts,
 	}
-	// Both workload kinds re-sync on the operand's ConfigMaps and Secrets (CA, hashes) and on their
-	// hooks' own informers.
-	workloadInformers := []factory.Informer{in.OperandConfigMaps.Informer(), in.OperandSecrets.Informer()}
+	// Both workload kinds re-sync on the operand ConfigMaps and Secrets their hooks read (trusted CA,
+	// OpenStack CA copy, hashed secrets) and on their hooks' own informers.
+	workloadInformers := []factory.Informer{
+		hooks.Events(in.OperandConfigMaps.Informer(), hooks.Named(hooks.TrustedCAConfigMap, names.CloudCAConfigMap)),
+		hooks.Events(in.OperandSecrets.Informer(), hooks.Named(MetricsCertSecret, names.DriverSecret)),
+	}
 	daemonSetHooks := func(target extramounts.Target, more ...csidrivernodeservicecontroller.DaemonSetHookFunc) ([]csidrivernodeservicecontroller.DaemonSetHookFunc, []factory.Informer) {
 		mountHook, mountInformers := in.Mounts.DaemonSet(target)
 		return append([]csidrivernodeservicecontroller.DaemonSetHookFunc{
@@ -69,7 +71,7 @@ func NewWorkloadHooks(in WorkloadInputs) WorkloadHooks {
 	}
 	w := WorkloadHooks{
 		Controller:          deploymentHooks,
-		ControllerInformers: slices.Concat(workloadInformers, mountInformers, replicasInformers),
+		ControllerInformers: slices.Concat(workloadInformers, mountInformers, []factory.Informer{hooks.ControlPlaneNodeEvents(in.Nodes)}),
 	}
 	w.Node, w.NodeInformers = daemonSetHooks(extramounts.NodeTarget,
 		csidrivernodeservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, in.OperandSecrets),

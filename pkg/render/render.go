@@ -209,9 +209,11 @@ func newWorld(in Input) (*world, error) {
 	if err := add(w.config.Config().V1().Infrastructures().Informer().GetStore(), infra); err != nil {
 		return nil, err
 	}
+	// Labelled as OpenShift labels its control-plane nodes: the controller's node selector (and so
+	// library-go's replicas hook) matches node-role.kubernetes.io/master.
 	for i := 0; i < in.ControlPlaneNodes; i++ {
 		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("control-plane-%d", i),
-			Labels: map[string]string{"node-role.kubernetes.io/control-plane": ""}}}
+			Labels: map[string]string{"node-role.kubernetes.io/control-plane": "", "node-role.kubernetes.io/master": ""}}}
 		if err := add(nodes.Informer().GetStore(), node); err != nil {
 			return nil, err
 		}

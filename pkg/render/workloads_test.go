@@ -71,13 +71,14 @@ func TestWorkloadsMatchLibraryGo(t *testing.T) {
 		}
 		return data
 	}
+	// With the hooks' informers, as the operator wires them (library-go keeps them as map keys).
 	controllers := []factory.Controller{
 		csidrivercontrollerservicecontroller.NewCSIDriverControllerServiceController("C", manifest(assets.ControllerDeployment), recorder,
-			opClient, kube, w.kube.Apps().V1().Deployments(), w.config, nil, hooks.Controller...),
+			opClient, kube, w.kube.Apps().V1().Deployments(), w.config, hooks.ControllerInformers, hooks.Controller...),
 		csidrivernodeservicecontroller.NewCSIDriverNodeServiceController("N", manifest(assets.NodeDaemonSet), recorder,
-			opClient, kube, w.kube.Apps().V1().DaemonSets(), nil, hooks.Node...),
+			opClient, kube, w.kube.Apps().V1().DaemonSets(), hooks.NodeInformers, hooks.Node...),
 		csidrivernodeservicecontroller.NewCSIDriverNodeServiceController("F", manifest(assets.NFSNodeDaemonSet), recorder,
-			opClient, kube, w.kube.Apps().V1().DaemonSets(), nil, hooks.NFSNode...),
+			opClient, kube, w.kube.Apps().V1().DaemonSets(), hooks.NFSNodeInformers, hooks.NFSNode...),
 	}
 	ctx := context.Background()
 	for _, c := range controllers {
