@@ -9,9 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/component-base/cli"
-	// The workqueue_* metrics of every controller's queue, in the legacy registry that the metrics
-	// endpoint serves: what kube components import (library-go's controllercmd does too).
-	_ "k8s.io/component-base/metrics/prometheus/workqueue"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 

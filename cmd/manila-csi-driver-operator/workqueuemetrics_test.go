@@ -10,7 +10,8 @@ import (
 )
 
 // The binary's named work queues report workqueue_* metrics to the legacy registry, which the
-// operator's metrics endpoint serves: nothing replaced component-base's provider.
+// operator's metrics endpoint serves: library-go's controllercmd imports component-base's client-go
+// metrics, which install the work-queue provider, and nothing replaces it.
 func TestNamedQueuesReportWorkqueueMetrics(t *testing.T) {
 	q := workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "workqueuemetrics-test"})

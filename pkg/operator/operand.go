@@ -100,13 +100,6 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 		snapshotCRDSynced: snapshotCRDs.Informer().HasSynced}
 }
 
-// configObserver is library-go's CSI config observer (proxy and TLS profile into spec.observedConfig).
-// It runs from the process's start, not with the operand: it needs nothing of Manila, and so the TLS
-// profile is observed by the time the controller Deployment is first rendered.
-func configObserver(c *clients, set *csicontrollerset.CSIControllerSet) *csicontrollerset.CSIControllerSet {
-	return set.WithCSIConfigObserverController(configObserverController, c.configInformer)
-}
-
 func mustRender(render resourceapply.AssetFunc, file string) []byte {
 	data, err := render(file)
 	if err != nil {

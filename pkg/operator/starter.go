@@ -56,9 +56,13 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 	recorder := newRecorder(ctx, c.kube, names.OperatorName, clk)
 	defer recorder.Shutdown()
 
-	operatorControllers := configObserver(c, csicontrollerset.NewCSIControllerSet(c.operatorClient, recorder).
+	// The config observer (proxy and TLS profile into spec.observedConfig) runs from the process's
+	// start, not with the operand: it needs nothing of Manila, and so the TLS profile is observed by the
+	// time the controller Deployment is first rendered.
+	operatorControllers := csicontrollerset.NewCSIControllerSet(c.operatorClient, recorder).
 		WithLogLevelController().
-		WithManagementStateController("Manila", false))
+		WithManagementStateController("Manila", false).
+		WithCSIConfigObserverController(configObserverController, c.configInformer)
 	render := s.assetVars().AssetFunc()
 	validateMounts, err := mountsValidator(render)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
-	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -16,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/storageclasses"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
@@ -95,10 +93,7 @@ func TestPredecessorLookalikesAreLeftAlone(t *testing.T) {
 		return nil
 	})
 	framework.Eventually(t, framework.DefaultTimeout, storageclasses.ConditionNotAdopted+" naming each lookalike and its field", func(ctx context.Context) error {
-		c, err := condition(ctx, storageclasses.ConditionNotAdopted)
-		if err != nil {
-			return err
-		}
+		c := world.Condition(t, storageclasses.ConditionNotAdopted)
 		if c == nil || c.Status != operatorv1.ConditionTrue || c.Reason != storageclasses.ReasonNotAdoptable {
 			return fmt.Errorf("condition %+v", c)
 		}
@@ -158,10 +153,7 @@ func TestPredecessorLookalikesAreLeftAlone(t *testing.T) {
 		}
 	}
 	framework.Eventually(t, framework.DefaultTimeout, storageclasses.ConditionNotAdopted+" removed", func(ctx context.Context) error {
-		c, err := condition(ctx, storageclasses.ConditionNotAdopted)
-		if err != nil {
-			return err
-		}
+		c := world.Condition(t, storageclasses.ConditionNotAdopted)
 		if c != nil {
 			return fmt.Errorf("still there: %s (%s): %s", c.Status, c.Reason, c.Message)
 		}
@@ -208,13 +200,4 @@ func removeVolume(t *testing.T, pv *corev1.PersistentVolume, claim *corev1.Persi
 	check(volumes.Delete(ctx, pv.Name, metav1.DeleteOptions{}))
 	_, err = volumes.Patch(ctx, pv.Name, types.MergePatchType, noFinalizers, metav1.PatchOptions{})
 	check(err)
-}
-
-// condition returns the ClusterCSIDriver's condition of that type, or nil when it has none.
-func condition(ctx context.Context, condType string) (*operatorv1.OperatorCondition, error) {
-	d, err := world.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
-	if err != nil {
-		return nil, err
-	}
-	return v1helpers.FindOperatorCondition(d.Status.Conditions, condType), nil
 }
