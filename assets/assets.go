@@ -14,29 +14,20 @@ var files embed.FS
 
 // Names of the assets.
 const (
-	Namespace                = "namespace.yaml"
-	ControllerServiceAccount = "controller_sa.yaml"
-	NodeServiceAccount       = "node_sa.yaml"
-	ProvisionerRole          = "provisioner_role.yaml"
-	ProvisionerBinding       = "provisioner_binding.yaml"
-	ResizerRole              = "resizer_role.yaml"
-	ResizerBinding           = "resizer_binding.yaml"
-	SnapshotterRole          = "snapshotter_role.yaml"
-	SnapshotterBinding       = "snapshotter_binding.yaml"
-	LeaderElectionRole       = "leader_election_role.yaml"
-	LeaderElectionBinding    = "leader_election_binding.yaml"
-	PrivilegedBinding        = "privileged_binding.yaml"
-	SecretsRole              = "secrets_role.yaml"
-	SecretsBinding           = "secrets_binding.yaml"
-	KubeRBACProxyRole        = "kube_rbac_proxy_role.yaml"
-	KubeRBACProxyBinding     = "kube_rbac_proxy_binding.yaml"
-	PrometheusRole           = "prometheus_role.yaml"
-	PrometheusBinding        = "prometheus_binding.yaml"
-	NodeRole                 = "node_role.yaml"
-	NodeBinding              = "node_binding.yaml"
-	MetricsService           = "service.yaml"
-	TrustedCABundle          = "cabundle_cm.yaml"
-	ControllerPDB            = "pdb.yaml"
+	Namespace                  = "namespace.yaml"
+	ControllerServiceAccount   = "controller_sa.yaml"
+	NodeServiceAccount         = "node_sa.yaml"
+	ControllerRole             = "controller_role.yaml"
+	ControllerBinding          = "controller_binding.yaml"
+	ControllerNamespaceRole    = "controller_namespace_role.yaml"
+	ControllerNamespaceBinding = "controller_namespace_binding.yaml"
+	PrometheusRole             = "prometheus_role.yaml"
+	PrometheusBinding          = "prometheus_binding.yaml"
+	NodeRole                   = "node_role.yaml"
+	NodeBinding                = "node_binding.yaml"
+	MetricsService             = "service.yaml"
+	TrustedCABundle            = "cabundle_cm.yaml"
+	ControllerPDB              = "pdb.yaml"
 
 	CSIDriver            = "csidriver.yaml"
 	ControllerDeployment = "controller.yaml"
@@ -52,13 +43,8 @@ func StaticResources() []string {
 	return []string{
 		Namespace,
 		ControllerServiceAccount, NodeServiceAccount,
-		ProvisionerRole, ProvisionerBinding,
-		ResizerRole, ResizerBinding,
-		SnapshotterRole, SnapshotterBinding,
-		LeaderElectionRole, LeaderElectionBinding,
-		SecretsRole, SecretsBinding,
-		PrivilegedBinding,
-		KubeRBACProxyRole, KubeRBACProxyBinding,
+		ControllerRole, ControllerBinding,
+		ControllerNamespaceRole, ControllerNamespaceBinding,
 		PrometheusRole, PrometheusBinding,
 		NodeRole, NodeBinding,
 		MetricsService,

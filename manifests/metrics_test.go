@@ -145,7 +145,7 @@ func TestMetricsRBAC(t *testing.T) {
 			discover = true
 			for _, res := range []string{"services", "endpoints", "pods"} {
 				for _, verb := range []string{"get", "list", "watch"} {
-					if !holds([]roleRules{r}, svcNamespace, "", res, verb) {
+					if !holds([]roleRules{r}, svcNamespace, "", res, verb, nil) {
 						t.Errorf("prometheus-k8s may not %s %s in %s", verb, res, svcNamespace)
 					}
 				}
@@ -157,7 +157,7 @@ func TestMetricsRBAC(t *testing.T) {
 	}
 	operator := operatorRoles(t)
 	for group, res := range map[string]string{"authentication.k8s.io": "tokenreviews", "authorization.k8s.io": "subjectaccessreviews"} {
-		if !holds(operator, "", group, res, "create") {
+		if !holds(operator, "", group, res, "create", nil) {
 			t.Errorf("the operator may not create %s, which the metrics endpoint's delegated auth needs", res)
 		}
 	}

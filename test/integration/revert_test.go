@@ -44,7 +44,7 @@ func TestOperandObjectsRevertedWithinSeconds(t *testing.T) {
 	t.Run("an edited ClusterRole", func(t *testing.T) {
 		roles := world.Kube.RbacV1().ClusterRoles()
 		ctx := context.Background()
-		role, err := roles.Get(ctx, "manila-csi-external-provisioner", metav1.GetOptions{})
+		role, err := roles.Get(ctx, "manila-csi-driver-controller", metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
