@@ -22,7 +22,7 @@ type claimTiming struct {
 // ReadWriteMany claim on the class of shareType: from its creation to Bound, and to Manila's share
 // available.
 func timeClaim(t *testing.T, world *framework.World, bin, shareType string) claimTiming {
-	_, stop := startBinary(t, world, bin, "claim")
+	_, stop := startBinary(t, world, operatorSubject(bin), "claim")
 	defer stop()
 	class := world.WaitForClassOfShareType(t, shareType)
 	world.WaitForDeployment(t, nil)

@@ -77,14 +77,20 @@ func bench(ctx context.Context, t *testing.T) {
 		}
 		// The type created to time a new type's class takes the next name, so the next count
 		// creates only the rest.
-		results = append(results, measure(t, world, bin, n, idle, poll, fmt.Sprintf("bench-%04d", n)))
+		results = append(results, measure(t, world, operatorSubject(bin), n, idle, poll, fmt.Sprintf("bench-%04d", n)))
 		created = n + 1
+	}
+	// The predecessor in a world of its own, after ours is stopped: nothing of either operator is
+	// left for the other to adopt, and the two never share the machine.
+	var theirs *predecessorRun
+	if pred := os.Getenv("BENCH_PREDECESSOR_BINARY"); pred != "" {
+		theirs = measurePredecessor(ctx, t, pred, counts, idle)
 	}
 	info, err := os.Stat(bin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	printTable(results, info.Size(), idle)
+	printTable(results, theirs, info.Size(), idle)
 	last := results[len(results)-1]
 	printInformerCosts(informerCosts(t, world, operatorWatches(t, world.AuditLogPath(), last.ran.from, last.ran.to)), last.shareTypes)
 	printClaimTiming(timeClaim(t, world, bin, "bench-0000"))
@@ -106,15 +112,32 @@ type operator struct {
 	cg  memcg
 }
 
-// startBinary starts the operator binary as the manifest runs it (plus BENCH_ENV), in a memory cgroup
-// of its own when it can, and returns it with the function that stops it (and keeps its log in
-// BENCH_LOG_DIR, as operator-<label>.log).
-func startBinary(t *testing.T, world *framework.World, bin, label string) (operator, func()) {
+// subject is a binary the bench measures and how it is started: the operator as its manifest runs
+// it, or the predecessor (predecessor.go).
+type subject struct {
+	bin string
+	// command returns its arguments and environment, with tmp as its TMPDIR.
+	command func(t *testing.T, world *framework.World, tmp string) framework.OperatorCommand
+	// wrap, when set, returns the command line that runs bin with args (the same process, by exec).
+	wrap func(bin string, args []string) (string, []string)
+}
+
+func operatorSubject(bin string) subject {
+	return subject{bin: bin, command: func(t *testing.T, world *framework.World, tmp string) framework.OperatorCommand {
+		return world.OperatorCommandFor(t, tmp)
+	}}
+}
+
+// startBinary starts the subject (plus BENCH_ENV), in a memory cgroup of its own when it can, and
+// returns it with the function that stops it (and keeps its log in BENCH_LOG_DIR, as
+// operator-<label>.log).
+func startBinary(t *testing.T, world *framework.World, s subject, label string) (operator, func()) {
+	bin := s.bin
 	tmp, err := os.MkdirTemp("", "manila-bench-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	command := world.OperatorCommandFor(t, tmp)
+	command := s.command(t, world, tmp)
 	logFile, err := os.Create(filepath.Join(tmp, "operator.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +146,11 @@ func startBinary(t *testing.T, world *framework.World, bin, label string) (opera
 		t.Fatal(err)
 	}
 	cg := newMemcg(fmt.Sprintf("manila-bench-%d-%s", os.Getpid(), label))
-	cmd := cg.command(bin, command.Args...)
+	name, args := bin, command.Args
+	if s.wrap != nil {
+		name, args = s.wrap(bin, args)
+	}
+	cmd := cg.command(name, args...)
 	cmd.Env, cmd.Stdout, cmd.Stderr = command.Env, logFile, logFile
 	if extra := os.Getenv("BENCH_ENV"); extra != "" { // e.g. GODEBUG=gctrace=1, to look into a figure
 		cmd.Env = append(cmd.Env, strings.Fields(extra)...)
@@ -172,10 +199,10 @@ func pollInterval(t *testing.T, world *framework.World, bin string) time.Duratio
 }
 
 // measure starts the binary, waits for n classes and a settled operand, watches an idle window, and
-// then times how long a share type created in Manila (newType) takes to become a class.
-func measure(t *testing.T, world *framework.World, bin string, n int, idle, poll time.Duration, newType string) result {
+// then times how long a share type created in Manila (newType, unless empty) takes to become a class.
+func measure(t *testing.T, world *framework.World, s subject, n int, idle, poll time.Duration, newType string) result {
 	started := time.Now()
-	op, stop := startBinary(t, world, bin, strconv.Itoa(n))
+	op, stop := startBinary(t, world, s, strconv.Itoa(n))
 	defer stop()
 	r := result{shareTypes: n, poll: poll}
 	r.startup = waitForClasses(t, world, n, started)
@@ -202,13 +229,16 @@ func measure(t *testing.T, world *framework.World, bin string, n int, idle, poll
 	r.window = to.Sub(from)
 	r.ran.from, r.ran.to = started, to
 
+	if newType == "" {
+		return r
+	}
 	// After the window, so neither the bench's own requests nor the operator's work on the new type
 	// fall in it. The class can take up to one poll interval: the poll's phase decides.
 	if _, err := world.OpenStack.CreateShareType(context.Background(), framework.ShareTypeSpec{Name: newType}); err != nil {
 		t.Fatal(err)
 	}
 	created := time.Now()
-	world.WaitForClassOfShareType(t, newType)
+	waitForClassOf(t, world, newType)
 	r.newTypeToClass = time.Since(created)
 	return r
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
@@ -38,18 +39,47 @@ type result struct {
 	ran struct{ from, to time.Time }
 }
 
+// driverClasses are the StorageClasses of the Manila driver by share type (parameter `type`): the
+// operator's or the predecessor's, whichever runs (the bench's worlds hold no other).
+func driverClasses(ctx context.Context, world *framework.World) (map[string]bool, error) {
+	list, err := world.Kube.StorageV1().StorageClasses().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	types := map[string]bool{}
+	for _, sc := range list.Items {
+		if sc.Provisioner == names.CSIDriverName {
+			types[sc.Parameters["type"]] = true
+		}
+	}
+	return types, nil
+}
+
 func waitForClasses(t *testing.T, world *framework.World, n int, started time.Time) time.Duration {
 	framework.Eventually(t, 10*time.Minute, fmt.Sprintf("%d StorageClasses", n), func(ctx context.Context) error {
-		owned, err := world.OwnedStorageClasses(ctx)
+		types, err := driverClasses(ctx, world)
 		if err != nil {
 			return err
 		}
-		if len(owned) < n {
-			return fmt.Errorf("%d of %d", len(owned), n)
+		if len(types) < n {
+			return fmt.Errorf("%d of %d", len(types), n)
 		}
 		return nil
 	})
 	return time.Since(started)
+}
+
+func waitForClassOf(t *testing.T, world *framework.World, shareType string) {
+	framework.Eventually(t, framework.DefaultTimeout, "the StorageClass of share type "+shareType, func(ctx context.Context) error {
+		types, err := driverClasses(ctx, world)
+		if err != nil {
+			return err
+		}
+		if !types[shareType] {
+			return fmt.Errorf("none among %d classes", len(types))
+		}
+		return nil
+	})
 }
 
 // settle waits until the operand exists and the operator has written nothing but its lease for 30 s.
@@ -190,8 +220,9 @@ func snapshot(t *testing.T, world *framework.World, pid int) sample {
 	return s
 }
 
-// The predecessor, OpenShift's csi-driver-manila-operator at e5927046, measured on the same world
-// (issue 20): kube-apiserver requests per idle minute, VmRSS in MB, CPU seconds per 5 idle minutes.
+// The predecessor, OpenShift's csi-driver-manila-operator at e5927046, as issue 20 quotes it measured
+// on the same world: kube-apiserver requests per idle minute, VmRSS in MB, CPU seconds per 5 idle
+// minutes. A run with BENCH_PREDECESSOR_BINARY measures it instead and shows those figures.
 const (
 	predecessorName           = "OpenShift's operator (e5927046)"
 	predecessorKubePerMinute  = 24.4
@@ -199,29 +230,54 @@ const (
 	predecessorCPUPer5Minutes = 0.79
 )
 
-func printTable(results []result, binarySize int64, idle time.Duration) {
+func printTable(results []result, theirs *predecessorRun, binarySize int64, idle time.Duration) {
 	perMin := func(n int, r result) float64 { return float64(n) / r.window.Minutes() }
 	mb := func(kib int) float64 { return float64(kib) * 1024 / 1e6 }
 	cpuPer5 := func(r result) float64 { return r.cpu.Seconds() * (5 * time.Minute).Seconds() / r.window.Seconds() }
 	polls := func(r result) float64 { return r.window.Seconds() / r.poll.Seconds() }
-	// row prints a figure the predecessor was not measured on, for each result.
+	// row prints a figure the predecessor is not compared on, for each result, and the predecessor's
+	// when it was measured in this run.
 	row := func(figure, goal string, value func(r result) string) {
+		fmt.Printf("| %s |", figure)
+		for _, r := range results {
+			fmt.Printf(" %s |", value(r))
+		}
+		their := "-"
+		if theirs != nil {
+			var values []string
+			for _, r := range theirs.results {
+				values = append(values, value(r))
+			}
+			their = strings.Join(values, ", ")
+		}
+		fmt.Printf(" %s | - | %s |\n", their, goal)
+	}
+	// ours prints a figure only ours has.
+	ours := func(figure, goal string, value func(r result) string) {
 		fmt.Printf("| %s |", figure)
 		for _, r := range results {
 			fmt.Printf(" %s |", value(r))
 		}
 		fmt.Printf(" - | - | %s |\n", goal)
 	}
-	// compared prints a figure the predecessor was measured on: ours for each result, theirs, and
-	// ours / theirs for each result.
-	compared := func(figure, goal, format string, theirs float64, ours func(r result) float64) {
+	// compared prints a figure the predecessor is compared on: ours for each result; theirs, measured
+	// in this run for each share-type count or else as quoted; and ours / theirs for each result.
+	compared := func(figure, goal, format string, quoted float64, value func(r result) float64) {
 		fmt.Printf("| %s |", figure)
-		var ratios []string
-		for _, r := range results {
-			fmt.Printf(" "+format+" |", ours(r))
-			ratios = append(ratios, fmt.Sprintf("%.2f", ours(r)/theirs))
+		var theirValues, ratios []string
+		for i, r := range results {
+			fmt.Printf(" "+format+" |", value(r))
+			their := quoted
+			if theirs != nil {
+				their = value(theirs.results[i])
+				theirValues = append(theirValues, fmt.Sprintf(format, their))
+			}
+			ratios = append(ratios, fmt.Sprintf("%.2f", value(r)/their))
 		}
-		fmt.Printf(" "+format+" | %s | %s |\n", theirs, strings.Join(ratios, ", "), goal)
+		if theirs == nil {
+			theirValues = []string{fmt.Sprintf(format, quoted)}
+		}
+		fmt.Printf(" %s | %s | %s |\n", strings.Join(theirValues, ", "), strings.Join(ratios, ", "), goal)
 	}
 	fixed := func(format string, f func(r result) float64) func(r result) string {
 		return func(r result) string { return fmt.Sprintf(format, f(r)) }
@@ -231,7 +287,11 @@ func printTable(results []result, binarySize int64, idle time.Duration) {
 	for _, r := range results {
 		fmt.Printf(" %d share types |", r.shareTypes)
 	}
-	fmt.Printf(" %s | ratio (ours / theirs) | goal |\n", predecessorName)
+	heading := predecessorName + ", as issue 20 quotes it"
+	if theirs != nil {
+		heading = predecessorName + ", measured in this run"
+	}
+	fmt.Printf(" %s | ratio (ours / theirs) | goal |\n", heading)
 	fmt.Println("|---|" + strings.Repeat("---|", len(results)) + "---|---|---|")
 	compared("kube-apiserver requests per minute", "<= predecessor", "%.1f", predecessorKubePerMinute,
 		func(r result) float64 { return perMin(r.kube.total, r) })
@@ -256,20 +316,29 @@ func printTable(results []result, binarySize int64, idle time.Duration) {
 	})
 	compared("CPU seconds per 5 idle minutes", "<= predecessor", "%.2f", predecessorCPUPer5Minutes, cpuPer5)
 	row("start to all StorageClasses", "kept", func(r result) string { return r.startup.Round(100 * time.Millisecond).String() })
-	row("new share type in Manila to its class", "within one poll", func(r result) string {
+	ours("new share type in Manila to its class", "within one poll", func(r result) string {
 		return fmt.Sprintf("%s (poll %s)", r.newTypeToClass.Round(100*time.Millisecond), r.poll)
 	})
 	fmt.Printf("\nbinary size: %.1f MB\n", float64(binarySize)/1e6)
 	fmt.Printf("working set: %s\n", results[len(results)-1].memory.method)
-	for _, r := range results {
+	byRequest := func(who string, r result) {
 		var keys []string
 		for k := range r.kube.byRequest {
 			keys = append(keys, k)
 		}
 		sort.Slice(keys, func(i, j int) bool { return r.kube.byRequest[keys[i]] > r.kube.byRequest[keys[j]] })
-		fmt.Printf("\nkube-apiserver requests in the idle window with %d share types, by verb and resource:\n", r.shareTypes)
+		fmt.Printf("\n%s kube-apiserver requests in the idle window with %d share types, by verb and resource:\n", who, r.shareTypes)
 		for _, k := range keys {
 			fmt.Printf("  %-40s %d\n", k, r.kube.byRequest[k])
+		}
+	}
+	for _, r := range results {
+		byRequest("The operator's", r)
+	}
+	if theirs != nil {
+		fmt.Printf("\npredecessor binary: %s\n", theirs.bin)
+		for _, r := range theirs.results {
+			byRequest("The predecessor's", r)
 		}
 	}
 }

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
+)
+
+// predecessorRun is the predecessor measured in this run, one result per share-type count.
+type predecessorRun struct {
+	bin     string
+	results []result
+}
+
+// measurePredecessor measures BENCH_PREDECESSOR_BINARY, a build of OpenShift's
+// csi-driver-manila-operator (docs/benchmark.md says which and how), exactly as the operator is
+// measured, in a fresh world of its own: same Keystone, Manila and share types, same idle window,
+// same identity (the operator's ServiceAccount, so the audit log counts it the same way) but bound to
+// cluster-admin, since its RBAC is not ours; with the environment of our manifest, whose image
+// variables are the ones it reads, and its own `start` arguments as cluster-storage-operator runs it.
+func measurePredecessor(ctx context.Context, t *testing.T, bin string, counts []int, idle time.Duration) *predecessorRun {
+	world, err := framework.StartWorldWith(ctx, framework.OpenStackOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer world.Stop()
+	world.CreateClusterCSIDriver(t, operatorv1.Managed)
+	_, err = world.Kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "bench-predecessor-cluster-admin"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: names.OperatorNamespace, Name: names.OperatorName}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// It reads its credentials from a fixed path, /etc/openstack/clouds.yaml (its Deployment mounts
+	// the Secret there): it runs in a mount namespace of its own where a directory holding the Secret's
+	// clouds.yaml is bound over that path.
+	cloudDir := t.TempDir()
+	secret, err := world.Kube.CoreV1().Secrets(names.OperatorNamespace).Get(ctx, names.CloudCredentialsSecret, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cloudDir, "clouds.yaml"), secret.Data[names.CloudsYAMLKey], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const cloudPath = "/etc/openstack"
+	if _, err := os.Stat(cloudPath); os.IsNotExist(err) {
+		if err := os.Mkdir(cloudPath, 0o755); err != nil { // the mount point; empty, removed after
+			t.Fatal(err)
+		}
+		defer os.Remove(cloudPath)
+	}
+	wrap := func(bin string, args []string) (string, []string) {
+		return "unshare", append([]string{"--mount", "--propagation", "private", "--", "/bin/sh", "-c",
+			`mount --bind "$0" ` + cloudPath + ` && exec "$@"`, cloudDir, bin}, args...)
+	}
+	s := subject{bin: bin, wrap: wrap, command: func(t *testing.T, world *framework.World, tmp string) framework.OperatorCommand {
+		ours := world.OperatorCommandFor(t, tmp)
+		port, err := framework.FreePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		kubeconfig := ours.Args[len(ours.Args)-1] // OperatorCommandFor ends with --kubeconfig FILE
+		return framework.OperatorCommand{Port: port, Env: ours.Env, Args: []string{"start", "-v=2",
+			"--namespace=" + names.OperatorNamespace, "--listen=127.0.0.1:" + strconv.Itoa(port), "--kubeconfig", kubeconfig}}
+	}}
+	run := &predecessorRun{bin: bin}
+	created := 0
+	for _, n := range counts {
+		if created < n {
+			createTypes(ctx, t, world, created, n)
+		}
+		run.results = append(run.results, measure(t, world, s, n, idle, time.Minute, ""))
+		created = n + 1
+	}
+	return run
+}
