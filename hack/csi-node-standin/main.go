@@ -1,19 +1,26 @@
-// Command csi-node-standin answers the CSI Identity and Node calls that manila-csi-plugin's controller
-// side forwards to its node plugin (--fwdendpoint). In the controller Deployment that is the
-// csi-driver-nfs container; the test world cannot run it (no mounts, no NFS), yet the controller
-// plugin forwards Probe to it and the provisioner's start-up probe fails without an answer. It takes
-// csi-driver-nfs's flags, so the test world can start it with the container's rendered arguments.
+// Command csi-node-standin answers the CSI Identity and Node calls that manila-csi-plugin forwards to
+// its NFS node plugin (--fwdendpoint). In the controller Deployment and the NFS node DaemonSet that is
+// csi-driver-nfs; the test world cannot run it (no mounts, no NFS), yet the controller plugin forwards
+// Probe to it (the provisioner's start-up probe fails without an answer) and the node plugin forwards
+// every NodeStage/NodePublish/NodeUnpublish/NodeUnstage to it. It takes csi-driver-nfs's flags, so the
+// test world can start it with the container's rendered arguments, and answers every node call with
+// success instead of mounting; with --record it appends each such call to a JSON-lines file, so a test
+// can read what the node plugin forwarded (volume context: server, share; mount flags; paths).
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"log"
+	"maps"
 	"net"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
@@ -21,12 +28,59 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
-// standin serves the identity of an NFS node plugin and a node with no capabilities: nothing is
-// ever staged or published in the test world.
+// standin serves the identity of an NFS node plugin and a node that "mounts" by recording the call.
 type standin struct {
 	csi.UnimplementedIdentityServer
 	csi.UnimplementedNodeServer
 	name, nodeID string
+	stage        bool // report STAGE_UNSTAGE_VOLUME
+
+	mu     sync.Mutex
+	record *os.File // nil: record nothing
+}
+
+// Call is one recorded node call. Secrets are never recorded, only the names of their keys: the
+// NFS node plugin gets none from manila-csi-plugin, and a test can check that it got none.
+type Call struct {
+	Method            string            `json:"method"`
+	VolumeID          string            `json:"volumeID"`
+	StagingTargetPath string            `json:"stagingTargetPath,omitempty"`
+	TargetPath        string            `json:"targetPath,omitempty"`
+	VolumeContext     map[string]string `json:"volumeContext,omitempty"`
+	MountFlags        []string          `json:"mountFlags,omitempty"`
+	FsType            string            `json:"fsType,omitempty"`
+	AccessMode        string            `json:"accessMode,omitempty"`
+	Readonly          bool              `json:"readonly,omitempty"`
+	SecretKeys        []string          `json:"secretKeys,omitempty"`
+}
+
+// capabilityFields fills the fields a volume capability carries.
+func (c *Call) capabilityFields(vc *csi.VolumeCapability) {
+	if m := vc.GetMount(); m != nil {
+		c.MountFlags, c.FsType = m.GetMountFlags(), m.GetFsType()
+	}
+	if vc.GetAccessMode() != nil {
+		c.AccessMode = vc.GetAccessMode().GetMode().String()
+	}
+}
+
+func secretKeys(secrets map[string]string) []string { return slices.Sorted(maps.Keys(secrets)) }
+
+// write appends the call to the record file, one JSON object a line; a call that cannot be recorded
+// fails, so a test never reads a record that silently misses a call.
+func (s *standin) write(c Call) error {
+	log.Printf("%s volume %s", c.Method, c.VolumeID)
+	if s.record == nil {
+		return nil
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, err = s.record.Write(append(b, '\n'))
+	return err
 }
 
 func (s *standin) GetPluginInfo(context.Context, *csi.GetPluginInfoRequest) (*csi.GetPluginInfoResponse, error) {
@@ -46,7 +100,35 @@ func (s *standin) NodeGetInfo(context.Context, *csi.NodeGetInfoRequest) (*csi.No
 }
 
 func (s *standin) NodeGetCapabilities(context.Context, *csi.NodeGetCapabilitiesRequest) (*csi.NodeGetCapabilitiesResponse, error) {
-	return &csi.NodeGetCapabilitiesResponse{}, nil
+	if !s.stage {
+		return &csi.NodeGetCapabilitiesResponse{}, nil
+	}
+	return &csi.NodeGetCapabilitiesResponse{Capabilities: []*csi.NodeServiceCapability{{
+		Type: &csi.NodeServiceCapability_Rpc{Rpc: &csi.NodeServiceCapability_RPC{Type: csi.NodeServiceCapability_RPC_STAGE_UNSTAGE_VOLUME}},
+	}}}, nil
+}
+
+func (s *standin) NodeStageVolume(_ context.Context, req *csi.NodeStageVolumeRequest) (*csi.NodeStageVolumeResponse, error) {
+	c := Call{Method: "NodeStageVolume", VolumeID: req.GetVolumeId(), StagingTargetPath: req.GetStagingTargetPath(),
+		VolumeContext: req.GetVolumeContext(), SecretKeys: secretKeys(req.GetSecrets())}
+	c.capabilityFields(req.GetVolumeCapability())
+	return &csi.NodeStageVolumeResponse{}, s.write(c)
+}
+
+func (s *standin) NodePublishVolume(_ context.Context, req *csi.NodePublishVolumeRequest) (*csi.NodePublishVolumeResponse, error) {
+	c := Call{Method: "NodePublishVolume", VolumeID: req.GetVolumeId(), StagingTargetPath: req.GetStagingTargetPath(),
+		TargetPath: req.GetTargetPath(), VolumeContext: req.GetVolumeContext(), Readonly: req.GetReadonly(),
+		SecretKeys: secretKeys(req.GetSecrets())}
+	c.capabilityFields(req.GetVolumeCapability())
+	return &csi.NodePublishVolumeResponse{}, s.write(c)
+}
+
+func (s *standin) NodeUnpublishVolume(_ context.Context, req *csi.NodeUnpublishVolumeRequest) (*csi.NodeUnpublishVolumeResponse, error) {
+	return &csi.NodeUnpublishVolumeResponse{}, s.write(Call{Method: "NodeUnpublishVolume", VolumeID: req.GetVolumeId(), TargetPath: req.GetTargetPath()})
+}
+
+func (s *standin) NodeUnstageVolume(_ context.Context, req *csi.NodeUnstageVolumeRequest) (*csi.NodeUnstageVolumeResponse, error) {
+	return &csi.NodeUnstageVolumeResponse{}, s.write(Call{Method: "NodeUnstageVolume", VolumeID: req.GetVolumeId(), StagingTargetPath: req.GetStagingTargetPath()})
 }
 
 // socketPath reads an endpoint as csi-driver-nfs and manila-csi-plugin do: "unix://plugin/x.sock" is
@@ -67,6 +149,10 @@ func main() {
 	nodeID := flag.String("nodeid", "", "node ID reported by NodeGetInfo")
 	name := flag.String("drivername", "nfs.csi.k8s.io", "driver name reported by GetPluginInfo")
 	flag.String("v", "", "log verbosity (accepted for csi-driver-nfs compatibility, ignored)")
+	record := flag.String("record", "", "append every NodeStage/NodePublish/NodeUnpublish/NodeUnstage call to this JSON-lines file")
+	// csi-driver-nfs itself does not stage (its NodeStageVolume is Unimplemented); a test turns this on
+	// to see the NodeStage path of manila-csi-plugin, which proxies the capability it finds here.
+	stage := flag.Bool("stage-unstage", false, "report the STAGE_UNSTAGE_VOLUME node capability")
 	flag.Parse()
 
 	path, err := socketPath(*endpoint)
@@ -81,7 +167,15 @@ func main() {
 		log.Fatal(err)
 	}
 	srv := grpc.NewServer()
-	s := &standin{name: *name, nodeID: *nodeID}
+	s := &standin{name: *name, nodeID: *nodeID, stage: *stage}
+	if *record != "" {
+		f, err := os.OpenFile(*record, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer f.Close()
+		s.record = f
+	}
 	csi.RegisterIdentityServer(srv, s)
 	csi.RegisterNodeServer(srv, s)
 	go func() {
