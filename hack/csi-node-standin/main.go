@@ -6,6 +6,11 @@
 // test world can start it with the container's rendered arguments, and answers every node call with
 // success instead of mounting; with --record it appends each such call to a JSON-lines file, so a test
 // can read what the node plugin forwarded (volume context: server, share; mount flags; paths).
+//
+// With --call it is instead the gRPC half of the test world's kubelet stand-in (the test framework
+// decides what to call; the project's own module vendors no CSI types): it calls one Node method on
+// --endpoint with the request read from stdin as protobuf JSON, prints the response as JSON, and on a
+// gRPC error prints "<code>: <message>" to stderr and exits 3.
 package main
 
 import (
@@ -13,6 +18,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"maps"
 	"net"
@@ -22,9 +28,14 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
@@ -144,6 +155,61 @@ func socketPath(endpoint string) (string, error) {
 	return p, nil
 }
 
+// call makes one Node call as the kubelet does, on a unix socket.
+func call(endpoint, method string) error {
+	path, err := socketPath(endpoint)
+	if err != nil {
+		return err
+	}
+	conn, err := grpc.NewClient("unix://"+path, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	in, err := io.ReadAll(os.Stdin)
+	if err != nil {
+		return err
+	}
+	node := csi.NewNodeClient(conn)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var req, resp proto.Message
+	var invoke func() error
+	switch method {
+	case "NodeGetCapabilities":
+		r := &csi.NodeGetCapabilitiesRequest{}
+		req, invoke = r, func() (err error) { resp, err = node.NodeGetCapabilities(ctx, r); return }
+	case "NodeStageVolume":
+		r := &csi.NodeStageVolumeRequest{}
+		req, invoke = r, func() (err error) { resp, err = node.NodeStageVolume(ctx, r); return }
+	case "NodePublishVolume":
+		r := &csi.NodePublishVolumeRequest{}
+		req, invoke = r, func() (err error) { resp, err = node.NodePublishVolume(ctx, r); return }
+	case "NodeUnpublishVolume":
+		r := &csi.NodeUnpublishVolumeRequest{}
+		req, invoke = r, func() (err error) { resp, err = node.NodeUnpublishVolume(ctx, r); return }
+	case "NodeUnstageVolume":
+		r := &csi.NodeUnstageVolumeRequest{}
+		req, invoke = r, func() (err error) { resp, err = node.NodeUnstageVolume(ctx, r); return }
+	default:
+		return fmt.Errorf("--call %q is not a Node method this client makes", method)
+	}
+	if err := protojson.Unmarshal(in, req); err != nil {
+		return fmt.Errorf("the %s request: %w", method, err)
+	}
+	if err := invoke(); err != nil {
+		st := status.Convert(err)
+		fmt.Fprintf(os.Stderr, "%s: %s\n", st.Code(), st.Message())
+		os.Exit(3)
+	}
+	out, err := protojson.Marshal(resp)
+	if err != nil {
+		return err
+	}
+	_, err = os.Stdout.Write(append(out, '\n'))
+	return err
+}
+
 func main() {
 	endpoint := flag.String("endpoint", "unix:///csi/csi.sock", "CSI endpoint (unix://)")
 	nodeID := flag.String("nodeid", "", "node ID reported by NodeGetInfo")
@@ -153,7 +219,14 @@ func main() {
 	// csi-driver-nfs itself does not stage (its NodeStageVolume is Unimplemented); a test turns this on
 	// to see the NodeStage path of manila-csi-plugin, which proxies the capability it finds here.
 	stage := flag.Bool("stage-unstage", false, "report the STAGE_UNSTAGE_VOLUME node capability")
+	method := flag.String("call", "", "be a CSI client: call this Node method on --endpoint with the JSON request on stdin")
 	flag.Parse()
+	if *method != "" {
+		if err := call(*endpoint, *method); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 
 	path, err := socketPath(*endpoint)
 	if err != nil {
