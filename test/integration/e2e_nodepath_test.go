@@ -147,9 +147,11 @@ func mountAndUnmount(t *testing.T, w *framework.World, node *framework.NodeWorld
 	t.Helper()
 	ctx := context.Background()
 	id := pv.Spec.CSI.VolumeHandle
-	if err := k.MountForPod(ctx, pv, podUID); err != nil {
-		t.Fatalf("mounting for the pod: %v\nmanila-csi-plugin:\n%s", err, node.Log("manila-csi-plugin", 20))
-	}
+	// As the kubelet, retry a failed mount: a user's first token right after a credential change can
+	// be refused by Manila for a moment.
+	framework.Eventually(t, framework.DefaultTimeout, "the kubelet's mount for pod "+podUID, func(ctx context.Context) error {
+		return k.MountForPod(ctx, pv, podUID)
+	})
 	want := wantVolumeContext(t, w, id)
 	var got []framework.NodeCall
 	if k.Stages {
