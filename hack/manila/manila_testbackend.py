@@ -8,8 +8,17 @@ API run around it. There is no data path: nothing can mount these exports.
 
 Loaded through manila.conf (`share_driver = manila_testbackend.NFSTestDriver` in a backend section
 with `driver_handles_share_servers = False`) and PYTHONPATH; see hack/openstack-peer.sh.
+
+Every share has two export locations on two networks, as a backend serving a cluster network and a
+storage network does:
+  1. 127.0.0.1:/exports/share-<id>, preferred: what manila-csi-plugin picks without a runtime config
+     (it takes the first preferred location), and what the tests always saw;
+  2. <test_storage_export_address>:/exports/share-<id>, not preferred: the storage network, which
+     only a runtime config (nfs.matchExportLocationAddress) selects. The address is an option of the
+     backend section, default 192.0.2.10 (TEST-NET-1, never routed: nothing could mount it anyway).
 """
 
+from oslo_config import cfg
 from oslo_log import log
 
 from manila.share import driver
@@ -19,12 +28,22 @@ LOG = log.getLogger(__name__)
 # Large enough that the capacity filter never refuses a test's share.
 CAPACITY_GB = 10000
 
+# The address of the second export location: the "storage network".
+STORAGE_EXPORT_ADDRESS = '192.0.2.10'
+
+test_backend_opts = [
+    cfg.StrOpt('test_storage_export_address', default=STORAGE_EXPORT_ADDRESS,
+               help='Address of the second, not preferred, export location of every share.'),
+]
+
 
 class NFSTestDriver(driver.ShareDriver):
-    """No share servers; every share is exported at 127.0.0.1:/exports/share-<id>."""
+    """No share servers; every share is exported at 127.0.0.1:/exports/share-<id> (preferred) and
+    at the storage network's address."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(False, *args, **kwargs)
+        self.configuration.append_config_values(test_backend_opts)
 
     def do_setup(self, context):
         LOG.info("test backend %s ready", self.backend_name)
@@ -37,10 +56,16 @@ class NFSTestDriver(driver.ShareDriver):
         return self.configuration.safe_get('share_backend_name') or 'testnfs'
 
     def _export(self, share):
+        path = '/exports/share-%s' % (share.get('share_id') or share['id'])
+        storage = self.configuration.safe_get('test_storage_export_address') or STORAGE_EXPORT_ADDRESS
         return [{
-            'path': '127.0.0.1:/exports/share-%s' % (share.get('share_id') or share['id']),
+            'path': '127.0.0.1:' + path,
             'is_admin_only': False,
             'metadata': {'preferred': True},
+        }, {
+            'path': storage + ':' + path,
+            'is_admin_only': False,
+            'metadata': {'preferred': False},
         }]
 
     def create_share(self, context, share, share_server=None):

@@ -26,10 +26,23 @@ type podRoot struct {
 	namespace string
 	podName   string
 	nodeName  string
+	// hostRoot, when set, stands in for the node's filesystem: a hostPath volume is the directory
+	// hostRoot+path, so pods of several DaemonSets on one node share it (e.g. a plugin socket), as on
+	// a node. Unset, a hostPath volume is private to the pod like any other.
+	hostRoot string
 }
 
 // volumeDir is where the volume's content lives on this machine.
-func (r *podRoot) volumeDir(name string) string { return filepath.Join(r.dir, "volumes", name) }
+func (r *podRoot) volumeDir(name string) string {
+	if r.hostRoot != "" {
+		for _, v := range r.spec.Volumes {
+			if v.Name == name && v.HostPath != nil {
+				return filepath.Join(r.hostRoot, v.HostPath.Path)
+			}
+		}
+	}
+	return filepath.Join(r.dir, "volumes", name)
+}
 
 // materialize creates every volume's directory and writes Secret and ConfigMap content into it.
 func (r *podRoot) materialize(ctx context.Context, kube kubernetes.Interface) error {

@@ -64,3 +64,33 @@ func TestPodRootCommand(t *testing.T) {
 		t.Errorf("the Secret volume's key: %q, %v", b, err)
 	}
 }
+
+// With a node directory, hostPath volumes of two pods are one directory (a socket one pod serves is
+// where the other connects, as on a node); other volumes stay private to each pod; without one, a
+// hostPath volume is private too.
+func TestPodRootHostPathVolumes(t *testing.T) {
+	hostPath := func(name, path string) corev1.Volume {
+		return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: path}}}
+	}
+	secret := corev1.Volume{Name: "creds", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "s"}}}
+	driver := &podRoot{dir: "/n/pods/driver", hostRoot: "/n/host", spec: corev1.PodSpec{Volumes: []corev1.Volume{
+		hostPath("fwd-plugin-dir", "/var/lib/kubelet/plugins/csi-nfsplugin"), secret}}}
+	nfs := &podRoot{dir: "/n/pods/nfs", hostRoot: "/n/host", spec: corev1.PodSpec{Volumes: []corev1.Volume{
+		hostPath("plugin-dir", "/var/lib/kubelet/plugins/csi-nfsplugin"), secret}}}
+	private := &podRoot{dir: "/p", spec: driver.spec}
+	for _, tc := range []struct {
+		pod    *podRoot
+		volume string
+		want   string
+	}{
+		{driver, "fwd-plugin-dir", "/n/host/var/lib/kubelet/plugins/csi-nfsplugin"},
+		{nfs, "plugin-dir", "/n/host/var/lib/kubelet/plugins/csi-nfsplugin"},
+		{driver, "creds", "/n/pods/driver/volumes/creds"},
+		{nfs, "creds", "/n/pods/nfs/volumes/creds"},
+		{private, "fwd-plugin-dir", "/p/volumes/fwd-plugin-dir"},
+	} {
+		if got := tc.pod.volumeDir(tc.volume); got != tc.want {
+			t.Errorf("%s: volume %s at %s, want %s", tc.pod.dir, tc.volume, got, tc.want)
+		}
+	}
+}

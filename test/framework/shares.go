@@ -42,6 +42,7 @@ func (o *OpenStack) SharesByMetadata(ctx context.Context, metadata map[string]st
 
 // AccessRule is one access rule of a share.
 type AccessRule struct {
+	ID          string `json:"id"`
 	AccessType  string `json:"access_type"`
 	AccessTo    string `json:"access_to"`
 	AccessLevel string `json:"access_level"`

@@ -18,10 +18,14 @@ import (
 )
 
 // TLSProxy serves a plain-HTTP backend over TLS on 127.0.0.1, with a certificate signed by a CA it
-// generates, e.g. Keystone "served over TLS" for CA-chain tests.
+// generates, e.g. Keystone "served over TLS" for CA-chain tests. Serve puts more backends behind TLS
+// with the same CA, as one private CA signs all of a cloud's endpoints.
 type TLSProxy struct {
 	URL   string // https://127.0.0.1:port
 	CAPEM []byte
+
+	caKey  *ecdsa.PrivateKey
+	caCert *x509.Certificate
 }
 
 // StartTLSProxy proxies to backend until the test ends.
@@ -39,15 +43,28 @@ func StartTLSProxy(t testing.TB, backend string) *TLSProxy {
 		t.Fatal(err)
 	}
 	caCert, _ := x509.ParseCertificate(caDER)
+	p := &TLSProxy{CAPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), caKey: caKey, caCert: caCert}
+	p.URL = p.Serve(t, backend)
+	return p
+}
+
+// Serve proxies to another backend over TLS, with a serving certificate of the same CA, until the
+// test ends, and returns its https:// URL.
+func (p *TLSProxy) Serve(t testing.TB, backend string) string {
+	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "keystone"},
+	serial, err := rand.Int(rand.Reader, big.NewInt(1<<62))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: serial, Subject: pkix.Name{CommonName: "openstack"},
 		NotBefore: time.Now().Add(-time.Minute), NotAfter: time.Now().Add(time.Hour),
 		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, DNSNames: []string{"localhost"},
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, KeyUsage: x509.KeyUsageDigitalSignature}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, p.caCert, &key.PublicKey, p.caKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,10 +83,7 @@ func StartTLSProxy(t testing.TB, backend string) *TLSProxy {
 	}
 	go func() { _ = server.ServeTLS(listener, "", "") }()
 	t.Cleanup(func() { _ = server.Close() })
-	return &TLSProxy{
-		URL:   "https://" + listener.Addr().String(),
-		CAPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
-	}
+	return "https://" + listener.Addr().String()
 }
 
 // ExpiredCAPEM returns a self-signed CA certificate that expired an hour ago.
