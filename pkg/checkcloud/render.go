@@ -134,8 +134,10 @@ func writeExportLocations(b *strings.Builder, e ExportLocationsReport) {
 	case e.Setting == "":
 	case e.From != "":
 		setting = fmt.Sprintf("%s = %s (from %s)", e.Setting, e.CIDR, e.From)
-	default:
+	case e.CIDR != "":
 		setting = e.CIDR
+	default:
+		setting = e.Setting // unresolved: Problem says why
 	}
 	fmt.Fprintf(b, "\nExport locations: exportLocations.network %s\n", setting)
 	if e.Problem != "" {
