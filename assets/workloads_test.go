@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/exportlocation"
 )
 
 func decode[T any](t *testing.T, name string) *T {
@@ -212,4 +214,36 @@ func TestBindings(t *testing.T) {
 	if bindings == 0 {
 		t.Error("no bindings found")
 	}
+}
+
+// The node plugin's driver reads the runtime config where the RuntimeConfigController's ConfigMap is
+// mounted, and starts without it (the driver's default) until the ConfigMap is first written.
+func TestNodeRuntimeConfig(t *testing.T) {
+	ds := decode[appsv1.DaemonSet](t, NodeDaemonSet)
+	spec := ds.Spec.Template.Spec
+	var volume *corev1.Volume
+	for i, v := range spec.Volumes {
+		if v.ConfigMap != nil && v.ConfigMap.Name == exportlocation.ConfigMapName {
+			volume = &spec.Volumes[i]
+		}
+	}
+	if volume == nil || volume.ConfigMap.Optional == nil || !*volume.ConfigMap.Optional || len(volume.ConfigMap.Items) > 0 {
+		t.Fatalf("no optional volume of ConfigMap %s with every key: %+v", exportlocation.ConfigMapName, volume)
+	}
+	for _, c := range spec.Containers {
+		if c.Name != "csi-driver" {
+			continue
+		}
+		if !slices.Contains(c.Args, "--runtime-config-file="+exportlocation.MountDir+"/"+exportlocation.Key) {
+			t.Errorf("csi-driver args %v lack --runtime-config-file=%s/%s", c.Args, exportlocation.MountDir, exportlocation.Key)
+		}
+		// A subPath mount would never see an update of the ConfigMap.
+		if !slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool {
+			return m.Name == volume.Name && m.MountPath == exportlocation.MountDir && m.SubPath == "" && m.ReadOnly
+		}) {
+			t.Errorf("csi-driver does not mount volume %s read-only at %s: %+v", volume.Name, exportlocation.MountDir, c.VolumeMounts)
+		}
+		return
+	}
+	t.Fatal("no csi-driver container")
 }

@@ -101,6 +101,7 @@ func newCheckCloudCommand(exit func(int)) *cobra.Command {
 	f.StringVar(&o.Cloud, "cloud", o.Cloud, "the cloud of clouds.yaml to use")
 	f.StringVar(&o.CACertFile, "cacert", "", "PEM CA bundle for Keystone and Manila, as in cloud-provider-config's ca-bundle.pem")
 	f.StringVar(&o.ConfigFile, "config", "", "the operator's config.yaml, as in ConfigMap "+operatorconfig.ConfigMapName)
+	f.StringVar(&o.InstallConfigFile, "install-config", "", "the install config (ConfigMap kube-system/cluster-config-v1 key install-config): what exportLocations.network: machineNetwork resolves to")
 	f.StringVarP(&o.Output, "output", "o", o.Output, "output format: text, json or yaml")
 	cmd.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "check-cloud: %v\n", err)
@@ -115,7 +116,7 @@ func newCheckCloudCommand(exit func(int)) *cobra.Command {
 func newRenderCommand(exit func(int)) *cobra.Command {
 	o := render.Options{Cloud: names.CloudName, ClusterID: "cluster", ControlPlaneNodes: 3}
 	cmd := &cobra.Command{
-		Use:   "render --clouds FILE | --share-types FILE [--config FILE] [--cloud openstack] [--cacert FILE]",
+		Use:   "render --clouds FILE | --share-types FILE [--config FILE] [--install-config FILE] [--cloud openstack] [--cacert FILE]",
 		Short: "Print as YAML every object the operator would apply for a cloud or a list of share types, without a cluster",
 		// stdout is the YAML stream: a usage error must not write into it.
 		SilenceUsage: true,
@@ -143,6 +144,7 @@ func newRenderCommand(exit func(int)) *cobra.Command {
 	f.StringVar(&o.Cloud, "cloud", o.Cloud, "the cloud of clouds.yaml to use")
 	f.StringVar(&o.CACertFile, "cacert", "", "PEM CA bundle, as in cloud-provider-config's ca-bundle.pem")
 	f.StringVar(&o.ConfigFile, "config", "", "the operator's config.yaml, as in ConfigMap "+operatorconfig.ConfigMapName)
+	f.StringVar(&o.InstallConfigFile, "install-config", "", "the install config (ConfigMap kube-system/cluster-config-v1 key install-config): what exportLocations.network: machineNetwork resolves to")
 	f.StringVar(&o.ClusterID, "cluster-id", o.ClusterID, "the cluster's infrastructure name (Infrastructure/cluster)")
 	f.IntVar(&o.ControlPlaneNodes, "control-plane-nodes", o.ControlPlaneNodes, "control-plane nodes of the cluster (the controller's replicas)")
 	cmd.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {

@@ -78,6 +78,7 @@ func text(r Report) string {
 		}
 		p("    no StorageClass%s: %s\n", mark, st.NoClass)
 	}
+	writeExportLocations(&b, r.ExportLocations)
 	if len(r.Warnings) > 0 {
 		p("\nWarnings:\n")
 		for _, w := range r.Warnings {
@@ -125,6 +126,25 @@ func writeClass(b *strings.Builder, c *ClassReport) {
 	if len(c.MountOptions) > 0 {
 		fmt.Fprintf(b, "      mountOptions: %s\n", strings.Join(c.MountOptions, ", "))
 	}
+}
+
+func writeExportLocations(b *strings.Builder, e ExportLocationsReport) {
+	setting := "not set"
+	switch {
+	case e.Setting == "":
+	case e.From != "":
+		setting = fmt.Sprintf("%s = %s (from %s)", e.Setting, e.CIDR, e.From)
+	case e.CIDR != "":
+		setting = e.CIDR
+	default:
+		setting = e.Setting // unresolved: Problem says why
+	}
+	fmt.Fprintf(b, "\nExport locations: exportLocations.network %s\n", setting)
+	if e.Problem != "" {
+		fmt.Fprintf(b, "  problem: %s; on a cluster the node plugin keeps its current runtime config\n", e.Problem)
+		return
+	}
+	fmt.Fprintf(b, "  %s\n  runtime config: %s\n", e.Effect, e.RuntimeConfig)
 }
 
 func orNone(s string) string {

@@ -8,6 +8,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 )
@@ -18,12 +19,30 @@ func TestRender(t *testing.T) {
 	member := Build(with(okFacts, func(f *Facts) {
 		f.Roles, f.PublicOnly, f.ShareTypes = []string{"member"}, "the credentials have no admin role", []sharetypes.ShareType{nfsType}
 	}))
+	exportCIDR := Build(with(okFacts, func(f *Facts) { f.Config.ExportLocations.Network = "192.168.50.9/24" }))
+	exportMN := Build(with(okFacts, func(f *Facts) {
+		f.Config.ExportLocations.Network = "machineNetwork"
+		f.MachineNetwork = &machinenetwork.Resolution{CIDRs: []string{"10.0.0.0/16"}, From: machinenetwork.FromInstallConfig}
+	}))
+	exportUnknown := Build(with(okFacts, func(f *Facts) { f.Config.ExportLocations.Network = "machineNetwork" }))
 	tests := []struct {
 		name   string
 		report Report
 		want   []string
 		absent []string
 	}{
+		{name: "export locations unset", report: usable, want: []string{
+			"Export locations: exportLocations.network not set\n  the node plugin mounts each share's first export location that is not admin-only (a preferred one first), the driver's default\n  runtime config: {}\n"}},
+		{name: "export locations CIDR", report: exportCIDR, want: []string{
+			"Export locations: exportLocations.network 192.168.50.0/24\n  the node plugin mounts only an export location inside 192.168.50.0/24",
+			`runtime config: {"nfs":{"matchExportLocationAddress":"192.168.50.0/24"}}`}},
+		{name: "export locations machineNetwork", report: exportMN, want: []string{
+			"Export locations: exportLocations.network machineNetwork = 10.0.0.0/16 (from ConfigMap kube-system/cluster-config-v1)",
+			`runtime config: {"nfs":{"matchExportLocationAddress":"10.0.0.0/16"}}`}},
+		{name: "export locations machineNetwork unknown", report: exportUnknown, want: []string{
+			"Export locations: exportLocations.network machineNetwork",
+			"problem: exportLocations.network: machineNetwork: the machine network is unknown",
+			"(here: give --install-config FILE"}, absent: []string{"runtime config:"}},
 		{name: "usable", report: usable, want: []string{
 			"Cloud:       openstack (https://keystone:5000/v3)",
 			"Manila:      https://manila:8786/v2/ (region RegionOne, interface public)",

@@ -13,6 +13,8 @@ import (
 
 	"github.com/gophercloud/utils/v2/openstack/clientconfig"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/exportlocation"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
@@ -36,7 +38,19 @@ type Report struct {
 	// Listing says which share types were asked for: "public and private" or "public only (why)".
 	Listing    string            `json:"listing,omitempty"`
 	ShareTypes []ShareTypeReport `json:"shareTypes,omitempty"`
-	Warnings   []string          `json:"warnings,omitempty"`
+	// ExportLocations is which export location the node plugin would mount (exportLocations.network).
+	ExportLocations ExportLocationsReport `json:"exportLocations"`
+	Warnings        []string              `json:"warnings,omitempty"`
+}
+
+// ExportLocationsReport is exportLocations.network, what it resolves to and what the node plugin does.
+type ExportLocationsReport struct {
+	exportlocation.Selection
+	// RuntimeConfig is the driver's runtime config the operator would write; empty with Problem.
+	RuntimeConfig string `json:"runtimeConfig,omitempty"`
+	Effect        string `json:"effect,omitempty"`
+	// Problem is why machineNetwork cannot be resolved (on a cluster: RuntimeConfigControllerDegraded).
+	Problem string `json:"problem,omitempty"`
 }
 
 // ShareTypeReport is one share type and the StorageClass it would get, or why it gets none.
@@ -68,12 +82,14 @@ type Facts struct {
 	CloudName string
 	Cloud     *clientconfig.Cloud
 	// Config is the operator configuration given with --config, or empty.
-	Config     operatorconfig.Config
-	LoginErr   error
-	Endpoint   *openstack.Endpoint
-	ManilaErr  error
-	Roles      []string
-	RolesKnown bool
+	Config operatorconfig.Config
+	// MachineNetwork is the machine network of --install-config, nil without it.
+	MachineNetwork *machinenetwork.Resolution
+	LoginErr       error
+	Endpoint       *openstack.Endpoint
+	ManilaErr      error
+	Roles          []string
+	RolesKnown     bool
 	// PublicOnly is why only public share types were listed, "" when all were.
 	PublicOnly string
 	ShareTypes []sharetypes.ShareType
@@ -84,7 +100,7 @@ type Facts struct {
 // from storageclass.Desired under the given configuration, with no existing classes (a cluster that
 // already has some may keep other names for them).
 func Build(f Facts) Report {
-	r := Report{Cloud: f.CloudName, Warnings: configWarnings(f.Cloud, f.Config)}
+	r := Report{Cloud: f.CloudName, Warnings: configWarnings(f.Cloud, f.Config), ExportLocations: exportLocations(f)}
 	if f.Cloud != nil && f.Cloud.AuthInfo != nil {
 		r.AuthURL = redactedURL(f.Cloud.AuthInfo.AuthURL)
 	}
@@ -128,6 +144,20 @@ func Build(f Facts) Report {
 		r.Usable = true
 	}
 	return r
+}
+
+// exportLocations resolves exportLocations.network as the operator's RuntimeConfigController does,
+// with --install-config standing in for ConfigMap kube-system/cluster-config-v1.
+func exportLocations(f Facts) ExportLocationsReport {
+	sel, err := exportlocation.Resolve(f.Config.ExportLocations.Network, f.MachineNetwork)
+	if err != nil {
+		problem := err.Error()
+		if f.MachineNetwork == nil {
+			problem += " (here: give --install-config FILE, key install-config of that ConfigMap)"
+		}
+		return ExportLocationsReport{Selection: exportlocation.Selection{Setting: f.Config.ExportLocations.Network}, Problem: problem}
+	}
+	return ExportLocationsReport{Selection: sel, RuntimeConfig: exportlocation.RuntimeConfig(sel), Effect: exportlocation.Effect(sel)}
 }
 
 // shareTypeReports pairs each share type with its class or the reason it has none, sorted by name.

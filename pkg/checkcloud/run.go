@@ -17,6 +17,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"sigs.k8s.io/yaml"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
@@ -37,7 +38,10 @@ type Options struct {
 	CACertFile string
 	// ConfigFile is the operator's config.yaml, as in its ConfigMap.
 	ConfigFile string
-	Output     string
+	// InstallConfigFile is the install config (key install-config of ConfigMap
+	// kube-system/cluster-config-v1): the machine network that machineNetwork stands for.
+	InstallConfigFile string
+	Output            string
 	// ValidateConfig is the operator's check of a parsed configuration beyond Parse (extraMounts
 	// against the workloads); nil skips it. It is passed in so this package stays free of the
 	// operator's controllers.
@@ -150,6 +154,19 @@ func ReadInputs(o Options) (*Inputs, error) {
 			return in, err
 		}
 		in.Facts.Config, in.ConfigYAML = *cfg, data
+	}
+	if o.InstallConfigFile != "" {
+		data, err := os.ReadFile(o.InstallConfigFile)
+		if err != nil {
+			return in, inputError{"reading --install-config: " + err.Error()}
+		}
+		text := string(data)
+		r := machinenetwork.Resolve(&text, nil)
+		if r.From != machinenetwork.FromInstallConfig {
+			why := strings.TrimSuffix(r.Fallback, "; using "+machinenetwork.FromNodes+" instead")
+			return in, inputError{"--install-config " + o.InstallConfigFile + ": " + strings.TrimPrefix(why, machinenetwork.FromInstallConfig+" key "+machinenetwork.InstallConfigKey+": ")}
+		}
+		in.Facts.MachineNetwork = &r
 	}
 	return in, nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/configcheck"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/manila"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/runtimeconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/secretsync"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/storageclasses"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/workloadselector"
@@ -133,6 +134,12 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 		Source: configSource, State: store, OperatorClient: c.operatorClient,
 		ConfigMaps: operatorNS.ConfigMaps(), Recorder: recorder,
 	})
+	runtimeConfigController := runtimeconfig.NewController(runtimeconfig.Deps{
+		Config: configSource, OperatorClient: c.operatorClient,
+		OperatorConfigMaps: operatorNS.ConfigMaps(), OperandConfigMaps: operandNS.ConfigMaps(),
+		InstallConfig: c.installConfig.Core().V1().ConfigMaps(), Namespaces: c.owned.Core().V1().Namespaces(),
+		Client: c.kube.CoreV1(), Recorder: recorder,
+	})
 	ccd := c.operatorInformer.Operator().V1().ClusterCSIDrivers()
 	storageClassController := storageclasses.NewController(storageclasses.Deps{
 		OperatorClient:           c.operatorClient,
@@ -159,7 +166,7 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 		startOperand("Manila was found at " + at + " (ConfigMap " + state.ConfigMapName + ")")
 	}
 	operatorControllers.Run(ctx, 1)
-	for _, ctrl := range []factory.Controller{manilaController, configController, storageClassController, secretSyncController} {
+	for _, ctrl := range []factory.Controller{manilaController, configController, storageClassController, secretSyncController, runtimeConfigController} {
 		go ctrl.Run(ctx, 1)
 	}
 
@@ -173,7 +180,7 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 // controllers, NFSDriver* the NFS node service; ManagementState and ConfigObservation (the config
 // observer's, whatever its instance name) are library-go's own.
 var conditionOwners = []string{
-	manila.ControllerName, secretsync.ControllerName, configcheck.ControllerName, storageclasses.ControllerName,
+	manila.ControllerName, secretsync.ControllerName, configcheck.ControllerName, storageclasses.ControllerName, runtimeconfig.ControllerName,
 	workloadselector.ControllerName, "ManilaDriver", "NFSDriver", volumeSnapshotClassController, serviceMonitorController,
 	"ManagementState", "ConfigObservation",
 }

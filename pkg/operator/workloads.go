@@ -9,6 +9,7 @@ import (
 	dc "github.com/openshift/library-go/pkg/operator/deploymentcontroller"
 	corev1informers "k8s.io/client-go/informers/core/v1"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/exportlocation"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/extramounts"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
@@ -40,8 +41,9 @@ type WorkloadHooks struct {
 }
 
 // NewWorkloadHooks returns the hooks the operator applies to the controller Deployment and the two
-// node DaemonSets: observed proxy, trusted CA, secret hashes, replicas, topology (--with-topology in
-// topology.mode Zonal), extraMounts, and the refusal of unfilled placeholders.
+// node DaemonSets: observed proxy, trusted CA, secret hashes, the runtime config's hash (node plugin),
+// replicas, topology (--with-topology in topology.mode Zonal), extraMounts, and the refusal of
+// unfilled placeholders.
 func NewWorkloadHooks(in WorkloadInputs) WorkloadHooks {
 	controllerMounts, mountInformers := in.Mounts.Deployment(extramounts.ControllerTarget)
 	deploymentHooks := []dc.DeploymentHookFunc{
@@ -75,7 +77,11 @@ func NewWorkloadHooks(in WorkloadInputs) WorkloadHooks {
 	}
 	w.Node, w.NodeInformers = daemonSetHooks(extramounts.NodeTarget,
 		csidrivernodeservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, in.OperandSecrets),
+		// The driver re-reads the file on every NodeStage, and the kubelet refreshes a ConfigMap volume
+		// within a minute or so; the hash rolls the pods so that a change is in force at once and shows.
+		csidrivernodeservicecontroller.WithConfigMapHashAnnotationHook(names.OperandNamespace, exportlocation.ConfigMapName, in.OperandConfigMaps),
 		hooks.Topology{Config: in.Mounts.Config}.DaemonSet())
+	w.NodeInformers = append(w.NodeInformers, hooks.Events(in.OperandConfigMaps.Informer(), hooks.Named(exportlocation.ConfigMapName)))
 	w.NFSNode, w.NFSNodeInformers = daemonSetHooks(extramounts.NFSNodeTarget)
 	return w
 }

@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	sigsjson "sigs.k8s.io/json"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/exportlocation"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/extramounts"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/yamlsize"
@@ -39,6 +40,8 @@ type Config struct {
 	StorageClasses StorageClasses `json:"storageClasses,omitempty"`
 	// Topology maps Manila's availability zones to compute zones (see topology.go).
 	Topology Topology `json:"topology,omitempty"`
+	// ExportLocations chooses which of a share's export locations the node plugin mounts.
+	ExportLocations ExportLocations `json:"exportLocations,omitempty"`
 	// ExtraMounts reach workloads by their propagation; the per-workload lists reach only that
 	// workload. Global entries come first, then local ones, as in lib-common.
 	ExtraMounts      []extramounts.VolMounts `json:"extraMounts,omitempty"`
@@ -153,6 +156,15 @@ func (s StorageClasses) PruneAfter() int {
 	return DefaultPruneAfterListings
 }
 
+// ExportLocations chooses the export location the node plugin mounts when a share has several (one
+// per network, e.g. a tenant network and a storage network on a second NIC).
+type ExportLocations struct {
+	// Network is the network the nodes reach shares on: one CIDR, one IP address, or machineNetwork
+	// (the cluster's machine network). Unset keeps the driver's default (its first export location
+	// that is not admin-only), so that an upgrade never moves an existing cluster's mounts.
+	Network string `json:"network,omitempty"`
+}
+
 // FieldError names the field path of an invalid or unknown setting.
 type FieldError struct {
 	Path   string
@@ -244,6 +256,11 @@ func (c *Config) validate() error {
 	}
 	if err := c.Topology.validate(); err != nil {
 		return err
+	}
+	if n := c.ExportLocations.Network; n != "" {
+		if reason := exportlocation.Invalid(n); reason != "" {
+			return &FieldError{Path: "exportLocations.network", Reason: reason}
+		}
 	}
 	sc := c.StorageClasses
 	if sc.PruneAfterListings < 0 {

@@ -53,6 +53,17 @@ storageClasses:
 		{"empty mount option", "storageClasses:\n  defaults:\n    mountOptions: [\"\"]\n", "storageClasses.defaults.mountOptions[0]"},
 		{"negative prune count", "storageClasses:\n  pruneAfterListings: -1\n", "storageClasses.pruneAfterListings"},
 		{"not YAML", "a: [", "(document)"},
+		{"export network CIDR", "exportLocations:\n  network: 192.168.50.0/24\n", ""},
+		{"export network IPv6 CIDR", "exportLocations:\n  network: fd00:50::/64\n", ""},
+		{"export network address", "exportLocations:\n  network: 192.168.50.7\n", ""},
+		{"export network machineNetwork", "exportLocations:\n  network: machineNetwork\n", ""},
+		{"export network unset", "exportLocations: {}\n", ""},
+		{"export network invalid CIDR", "exportLocations:\n  network: 192.168.50.0/33\n", "exportLocations.network"},
+		{"export network unknown keyword", "exportLocations:\n  network: storageNetwork\n", "exportLocations.network"},
+		{"export network list", "exportLocations:\n  network: 10.0.0.0/16,192.168.50.0/24\n", "exportLocations.network"},
+		{"export network blank", "exportLocations:\n  network: \" \"\n", "exportLocations.network"},
+		{"export network not a string", "exportLocations:\n  network: [10.0.0.0/16]\n", "exportLocations.network"},
+		{"export locations unknown key", "exportLocations:\n  networks: [10.0.0.0/16]\n", "exportLocations.networks"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -25,7 +25,7 @@ func caseOptions(dir string) Options {
 	o := Options{Cloud: "openstack", ClusterID: "golden-7x2k9", ControlPlaneNodes: 3, Getenv: testImages}
 	for file, field := range map[string]*string{
 		"share-types.yaml": &o.ShareTypesFile, "clouds.yaml": &o.CloudsFile,
-		"config.yaml": &o.ConfigFile, "ca-bundle.pem": &o.CACertFile,
+		"config.yaml": &o.ConfigFile, "ca-bundle.pem": &o.CACertFile, "install-config.yaml": &o.InstallConfigFile,
 	} {
 		if path := filepath.Join(dir, file); fileExists(path) {
 			*field = path

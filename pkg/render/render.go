@@ -26,8 +26,11 @@ import (
 
 	"github.com/manila-csi/manila-csi-driver-operator/assets"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/cloudcredentials"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/runtimeconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/secretsync"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/exportlocation"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operator"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
@@ -47,6 +50,9 @@ type Input struct {
 	CABundle []byte
 	// ConfigYAML is the operator ConfigMap's config.yaml; empty for none.
 	ConfigYAML []byte
+	// MachineNetwork is the install config's machine network (exportLocations.network: machineNetwork);
+	// nil for none.
+	MachineNetwork *machinenetwork.Resolution
 	// Assets renders the operand's assets with the operator's images (operator.OperandAssets).
 	Assets assets.Vars
 	// ClusterID is Infrastructure/cluster's status.infrastructureName.
@@ -119,7 +125,7 @@ func Objects(in Input) (*Result, error) {
 	}
 
 	classes, skipped, notices := storageClasses(in.ShareTypes, cfg.StorageClasses)
-	r.Skipped, r.Notices = skipped, notices
+	r.Skipped, r.Notices = skipped, append(w.notices, notices...)
 	for _, sc := range classes {
 		r.Objects = append(r.Objects, sc)
 	}
@@ -180,8 +186,10 @@ type world struct {
 	source *operatorconfig.Source
 	mounts hooks.Mounts
 	// operandObjects are the objects other controllers write into the operand namespace: the CA
-	// copy and the driver secret.
+	// copy, the runtime config and the driver secret.
 	operandObjects []runtime.Object
+	// notices are what those controllers would tell in events.
+	notices []string
 }
 
 func newWorld(in Input) (*world, error) {
@@ -244,6 +252,22 @@ func newWorld(in Input) (*world, error) {
 		return nil, err
 	}
 	w.source = operatorconfig.NewSource(configMaps.Lister().ConfigMaps(names.OperatorNamespace), validate)
+	if cfg, problem := w.source.Current(); problem == nil {
+		// The runtime config as the RuntimeConfigController writes it; the node plugin's hash hook reads it.
+		sel, err := exportlocation.Resolve(cfg.ExportLocations.Network, in.MachineNetwork)
+		if err != nil {
+			if in.MachineNetwork == nil {
+				return nil, fmt.Errorf("%w (give --install-config FILE: key install-config of that ConfigMap)", err)
+			}
+			return nil, err
+		}
+		runtimeConfig := runtimeconfig.ConfigMap(sel)
+		if err := add(configMaps.Informer().GetStore(), runtimeConfig); err != nil {
+			return nil, err
+		}
+		w.operandObjects = append(w.operandObjects, runtimeConfig)
+		w.notices = append(w.notices, exportlocation.Describe(sel))
+	}
 	caInUse := secretsync.CAInUse(configMaps.Lister().ConfigMaps(names.CloudConfigNamespace), configMaps.Lister().ConfigMaps(names.OperandNamespace))
 	w.mounts = hooks.Mounts{Config: w.source, OpenStackCA: func() bool { return caInUse }}
 	if in.Cloud != nil {

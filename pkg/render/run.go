@@ -32,7 +32,9 @@ type Options struct {
 	Cloud          string
 	CACertFile     string
 	ConfigFile     string
-	ClusterID      string
+	// InstallConfigFile gives the machine network (exportLocations.network: machineNetwork).
+	InstallConfigFile string
+	ClusterID         string
 	// ControlPlaneNodes sets the controller's replicas, as the cluster's control-plane nodes would.
 	ControlPlaneNodes int
 	// Getenv reads the image variables; nil means the environment, then the operator's manifest.
@@ -46,7 +48,7 @@ type Options struct {
 // types, 2 bad input. The objects go to stdout, problems to stderr.
 func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 	in, err := checkcloud.ReadInputs(checkcloud.Options{CloudsFile: o.CloudsFile, Cloud: o.Cloud,
-		CACertFile: o.CACertFile, ConfigFile: o.ConfigFile, ValidateConfig: o.ValidateConfig})
+		CACertFile: o.CACertFile, ConfigFile: o.ConfigFile, InstallConfigFile: o.InstallConfigFile, ValidateConfig: o.ValidateConfig})
 	fail := func(code int, format string, args ...any) int {
 		msg := fmt.Sprintf("render: "+format+"\n", args...)
 		var secrets []string
@@ -93,7 +95,7 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 		types = in.Facts.ShareTypes
 	}
 	result, err := Objects(Input{ShareTypes: types, Cloud: in.Facts.Cloud, CABundle: in.CABundle, ConfigYAML: in.ConfigYAML,
-		Assets: vars, ClusterID: o.ClusterID, ControlPlaneNodes: o.ControlPlaneNodes})
+		MachineNetwork: in.Facts.MachineNetwork, Assets: vars, ClusterID: o.ClusterID, ControlPlaneNodes: o.ControlPlaneNodes})
 	if err != nil {
 		return fail(ExitBadInput, "%v", err)
 	}

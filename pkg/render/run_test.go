@@ -68,6 +68,15 @@ func TestRunBadInput(t *testing.T) {
 			CloudsFile: write("clouds.yaml", "clouds: {openstack: {auth: {auth_url: https://k.example/v3, username: u, password: secret-pw-123}}}\n")},
 			wantErr: "clouds in the file: openstack"},
 		{name: "control plane", o: Options{ShareTypesFile: types, ControlPlaneNodes: -1}, wantErr: "--control-plane-nodes"},
+		{name: "invalid export network", o: Options{ShareTypesFile: types, ConfigFile: write("el-bad.yaml", "exportLocations: {network: 10.0.0.0/40}\n")},
+			wantErr: `field exportLocations.network: "10.0.0.0/40" is not a CIDR`},
+		{name: "machineNetwork without --install-config", o: Options{ShareTypesFile: types, ConfigFile: write("el-mn.yaml", "exportLocations: {network: machineNetwork}\n")},
+			wantErr: "the machine network is unknown (ConfigMap kube-system/cluster-config-v1 is absent); give the CIDR the nodes reach shares on instead (give --install-config FILE"},
+		{name: "machineNetwork of a dual-stack install config", o: Options{ShareTypesFile: types, ConfigFile: write("el-mn2.yaml", "exportLocations: {network: machineNetwork}\n"),
+			InstallConfigFile: write("ic.yaml", "networking:\n  machineNetwork:\n  - cidr: 10.0.0.0/16\n  - cidr: fd00::/48\n")},
+			wantErr: "the cluster has 2 machine networks (10.0.0.0/16, fd00::/48)"},
+		{name: "an install config without networking", o: Options{ShareTypesFile: types, InstallConfigFile: write("ic-bad.yaml", "metadata: {name: x}\n")},
+			wantErr: "--install-config " + filepath.Join(dir, "ic-bad.yaml") + ": no networking section"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.o.Cloud == "" {
