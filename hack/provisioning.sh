@@ -5,7 +5,7 @@
 #   csi-provisioner          external-provisioner/v6                PROVISIONER_VERSION [v6.3.0]
 #   csi-resizer              external-resizer/v2 (best effort)      RESIZER_VERSION     [v2.2.0]
 #   csi-snapshotter          external-snapshotter/v8                SNAPSHOTTER_VERSION [v8.4.0]
-#   snapshot-controller      external-snapshotter/v8 (same copy)    SNAPSHOTTER_VERSION
+#   snapshot-controller      external-snapshotter/v8                SNAPSHOTTER_VERSION
 #   kube-controller-manager  k8s.io/kubernetes (hack/controlplane.sh) K8S_VERSION       [1.36.2]
 #   csi-node-standin         hack/csi-node-standin (its own module)
 #
@@ -88,9 +88,9 @@ cmd_build() {
 
   local snap=github.com/kubernetes-csi/external-snapshotter/v8 snap_client=github.com/kubernetes-csi/external-snapshotter/client/v8
   build_module csi-snapshotter "$snap" "$SNAPSHOTTER_VERSION" cmd/csi-snapshotter \
-    "-s -w -X main.version=$SNAPSHOTTER_VERSION" $snap_client client || die "csi-snapshotter did not build"
+    "-s -w -X main.version=$SNAPSHOTTER_VERSION" "$snap_client" client || die "csi-snapshotter did not build"
   build_module snapshot-controller "$snap" "$SNAPSHOTTER_VERSION" cmd/snapshot-controller \
-    "-s -w -X main.version=$SNAPSHOTTER_VERSION" $snap_client client || die "snapshot-controller did not build"
+    "-s -w -X main.version=$SNAPSHOTTER_VERSION" "$snap_client" client || die "snapshot-controller did not build"
 
   if fresh kube-controller-manager "kubernetes@v$K8S_VERSION"; then
     log "kube-controller-manager: v$K8S_VERSION already built"

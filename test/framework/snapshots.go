@@ -78,7 +78,7 @@ func (p *ProvisioningWorld) startSnapshots(t testing.TB, w *World, pod *podRoot,
 func (p *ProvisioningWorld) RequireSnapshots(t testing.TB) {
 	t.Helper()
 	if !p.Snapshots {
-		t.Fatalf("the provisioning world runs no snapshot pieces: %v", p.snapshotsMissing)
+		t.Fatalf("snapshots cannot be tested: %v", p.snapshotsMissing)
 	}
 }
 

@@ -107,6 +107,7 @@ func TestE2ESnapshots(t *testing.T) {
 			return fmt.Errorf("snapshot is %s (err=%v)", s.Status, err)
 		})
 		waitForVolumeSnapshotGone(t, w, ns, "snap")
+		noManilaSnapshots(t, w, sourceShare)
 	})
 
 	t.Run("TypeWithoutSnapshotSupport", func(t *testing.T) {
