@@ -76,7 +76,7 @@ deps-apt:
 
 # Idempotent: each binary carries a version stamp and is built once (about 11 minutes with a cold Go cache).
 deps-provisioning:
-	@echo "== step: build the provisioning world (manila-csi-plugin, csi-provisioner, csi-resizer, kube-controller-manager)"
+	@echo "== step: build the provisioning world (manila-csi-plugin, csi-provisioner, csi-resizer, csi-snapshotter, snapshot-controller, kube-controller-manager)"
 	GOFLAGS= K8S_VERSION=$(K8S_VERSION) bash hack/provisioning.sh build $(PROV_BIN)
 
 deps-controlplane: $(K8S_BIN)/kube-apiserver $(K8S_BIN)/etcd

@@ -2,9 +2,9 @@
 
 The machines that run the tests have no LVM, no device-mapper and no kernel NFS server, and
 Manila's own "dummy" test driver is not packaged by Debian. This driver answers every call the
-provisioning path makes (create, delete, access rules, extend, snapshots) without touching the host,
-with a fake NFS export location, so the real scheduler, share manager, access-rule state machine and
-API run around it. There is no data path: nothing can mount these exports.
+provisioning path makes (create, delete, access rules, extend, snapshots, shares from snapshots)
+without touching the host, with a fake NFS export location, so the real scheduler, share manager,
+access-rule state machine and API run around it. There is no data path: nothing can mount these exports.
 
 Loaded through manila.conf (`share_driver = manila_testbackend.NFSTestDriver` in a backend section
 with `driver_handles_share_servers = False`) and PYTHONPATH; see hack/openstack-peer.sh.
@@ -74,6 +74,7 @@ class NFSTestDriver(driver.ShareDriver):
 
     def create_share_from_snapshot(self, context, share, snapshot, share_server=None,
                                    parent_share=None):
+        LOG.info("create share %s from snapshot %s", share['id'], snapshot['id'])
         return self._export(share)
 
     def delete_share(self, context, share, share_server=None):
@@ -95,10 +96,13 @@ class NFSTestDriver(driver.ShareDriver):
         LOG.info("shrink share %s to %s GB", share['id'], new_size)
 
     def create_snapshot(self, context, snapshot, share_server=None):
+        # None: the snapshot is available as asked, with no provider location and, since the backend
+        # reports no mount_snapshot_support, no export locations of its own.
+        LOG.info("create snapshot %s of share %s", snapshot['id'], snapshot['share_id'])
         return None
 
     def delete_snapshot(self, context, snapshot, share_server=None):
-        pass
+        LOG.info("delete snapshot %s", snapshot['id'])
 
     def get_network_allocations_number(self):
         return 0
@@ -112,4 +116,10 @@ class NFSTestDriver(driver.ShareDriver):
             'storage_protocol': 'NFS_CIFS',
             'total_capacity_gb': CAPACITY_GB,
             'free_capacity_gb': CAPACITY_GB,
+            # Said outright rather than left to the base class's guess from which methods this class
+            # overrides: share types with these extra specs (the snapshot tests') schedule here.
+            'snapshot_support': True,
+            'create_share_from_snapshot_support': True,
+            'revert_to_snapshot_support': False,
+            'mount_snapshot_support': False,
         })

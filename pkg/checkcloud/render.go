@@ -97,6 +97,9 @@ func text(r Report) string {
 	return b.String()
 }
 
+// snapshotClass is the operator's one VolumeSnapshotClass (assets/volumesnapshotclass.yaml).
+const snapshotClass = "csi-manila-standard"
+
 func writeClass(b *strings.Builder, c *ClassReport) {
 	def := ""
 	if c.Default {
@@ -123,6 +126,11 @@ func writeClass(b *strings.Builder, c *ClassReport) {
 		fmt.Fprintf(b, "      (and %d %s* parameters naming the driver secret)\n", refs, secretRefPrefix)
 	}
 	fmt.Fprintf(b, "      reclaimPolicy %s, volumeBindingMode %s, allowVolumeExpansion %t\n", c.ReclaimPolicy, c.VolumeBindingMode, c.AllowVolumeExpansion)
+	if c.Snapshots {
+		fmt.Fprintf(b, "      snapshots: yes (VolumeSnapshotClass %s)\n", snapshotClass)
+	} else {
+		fmt.Fprintf(b, "      snapshots: no (the share type lacks snapshot_support=True and create_share_from_snapshot_support=True; VolumeSnapshots of its claims fail)\n")
+	}
 	if len(c.MountOptions) > 0 {
 		fmt.Fprintf(b, "      mountOptions: %s\n", strings.Join(c.MountOptions, ", "))
 	}

@@ -8,13 +8,16 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/manila-csi/manila-csi-driver-operator/assets"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 )
 
 func TestRender(t *testing.T) {
-	usable := Build(with(okFacts, func(f *Facts) { f.ShareTypes = []sharetypes.ShareType{nfsType, cephType} }))
+	snapType := sharetypes.ShareType{ID: "4", Name: "snap", IsPublic: true,
+		ExtraSpecs: map[string]string{"snapshot_support": "True", "create_share_from_snapshot_support": "True"}}
+	usable := Build(with(okFacts, func(f *Facts) { f.ShareTypes = []sharetypes.ShareType{nfsType, cephType, snapType} }))
 	broken := Build(with(okFacts, func(f *Facts) { f.ManilaErr = openstack.ErrNoManilaService }))
 	member := Build(with(okFacts, func(f *Facts) {
 		f.Roles, f.PublicOnly, f.ShareTypes = []string{"member"}, "the credentials have no admin role", []sharetypes.ShareType{nfsType}
@@ -47,11 +50,13 @@ func TestRender(t *testing.T) {
 			"Cloud:       openstack (https://keystone:5000/v3)",
 			"Manila:      https://manila:8786/v2/ (region RegionOne, interface public)",
 			"Roles:       admin (admin: private share types are listed)",
-			"Share types: 2, public and private",
+			"Share types: 3, public and private",
 			"  Gold_NFS (public, id 1)\n    StorageClass csi-manila-gold-nfs\n      type: Gold_NFS\n      (and 8 csi.storage.k8s.io/* parameters naming the driver secret)",
-			"reclaimPolicy Delete, volumeBindingMode Immediate, allowVolumeExpansion true",
+			"reclaimPolicy Delete, volumeBindingMode Immediate, allowVolumeExpansion true\n      snapshots: no (the share type lacks",
+			"  snap (public, id 4)\n    StorageClass csi-manila-snap\n",
+			"allowVolumeExpansion true\n      snapshots: yes (VolumeSnapshotClass csi-manila-standard)",
 			"  ceph (public, id 2)\n    no StorageClass: share type \"ceph\" has storage_protocol=CEPHFS",
-			"Warnings:\n  - StorageClass csi-manila-gold-nfs: nfs-shareClient is not set",
+			"Warnings:\n  - StorageClass csi-manila-gold-nfs, csi-manila-snap: nfs-shareClient is not set",
 			"Result: Manila is usable.",
 		}},
 		{name: "not usable", report: broken, want: []string{"Result: Manila is NOT usable: the OpenStack catalog has no sharev2 service", "Hint:   register"},
@@ -103,5 +108,24 @@ func TestRenderMachineFormats(t *testing.T) {
 	}
 	if err := Render(&bytes.Buffer{}, r, "xml"); err == nil {
 		t.Error("format xml accepted")
+	}
+}
+
+// The class the report names is the one the operator creates.
+func TestSnapshotClassIsTheAssets(t *testing.T) {
+	data, err := assets.Vars{}.Render(assets.VolumeSnapshotClass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vsc struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	if err := yaml.Unmarshal(data, &vsc); err != nil {
+		t.Fatal(err)
+	}
+	if vsc.Metadata.Name != snapshotClass {
+		t.Errorf("the report names VolumeSnapshotClass %q; the operator creates %q", snapshotClass, vsc.Metadata.Name)
 	}
 }

@@ -74,6 +74,9 @@ type ClassReport struct {
 	VolumeBindingMode    string            `json:"volumeBindingMode"`
 	AllowVolumeExpansion bool              `json:"allowVolumeExpansion"`
 	MountOptions         []string          `json:"mountOptions,omitempty"`
+	// Snapshots is true when the share type gives its shares what the driver needs to snapshot them
+	// and create claims from the snapshots: snapshot_support and create_share_from_snapshot_support.
+	Snapshots bool `json:"snapshots"`
 }
 
 // Facts are what was learned from the input files and the cloud. A step that failed leaves the
@@ -192,6 +195,7 @@ func shareTypeReports(types []sharetypes.ShareType, settings operatorconfig.Stor
 			VolumeBindingMode:    string(*c.VolumeBindingMode),
 			AllowVolumeExpansion: *c.AllowVolumeExpansion,
 			MountOptions:         c.MountOptions,
+			Snapshots:            snapshotCapable(w.ShareType.ExtraSpecs),
 		}
 	}
 	return out
@@ -233,4 +237,15 @@ func redactedURL(raw string) string {
 		return openstack.RedactText(raw)
 	}
 	return u.Redacted()
+}
+
+// snapshotCapable tells whether shares of a type with these extra specs can be snapshotted and
+// restored: manila-csi-plugin refuses CreateSnapshot unless the share has both capabilities, and
+// Manila gives a share neither unless its type says so ("True", or the scheduler's "<is> True").
+func snapshotCapable(specs map[string]string) bool {
+	yes := func(key string) bool {
+		v := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(specs[key]), "<is>"))
+		return strings.EqualFold(v, "true")
+	}
+	return yes("snapshot_support") && yes("create_share_from_snapshot_support")
 }

@@ -55,7 +55,7 @@ func TestBuild(t *testing.T) {
 				if r.Admin == nil || !*r.Admin || r.Listing != "public and private" {
 					t.Errorf("admin %v, listing %q", r.Admin, r.Listing)
 				}
-				if got := r.ShareTypes[0]; got.Name != "Gold_NFS" || got.StorageClass == nil || got.StorageClass.Name != "csi-manila-gold-nfs" || got.StorageClass.Parameters["type"] != "Gold_NFS" {
+				if got := r.ShareTypes[0]; got.Name != "Gold_NFS" || got.StorageClass == nil || got.StorageClass.Name != "csi-manila-gold-nfs" || got.StorageClass.Parameters["type"] != "Gold_NFS" || got.StorageClass.Snapshots {
 					t.Errorf("Gold_NFS: %+v", got)
 				}
 				if got := r.ShareTypes[1]; got.Name != "ceph" || got.StorageClass != nil || !strings.Contains(got.NoClass, "NFS only") || got.NeedsAction {
@@ -142,6 +142,24 @@ func TestBuild(t *testing.T) {
 				tt.check(t, r)
 			}
 		})
+	}
+}
+
+func TestSnapshotCapable(t *testing.T) {
+	for _, tt := range []struct {
+		specs map[string]string
+		want  bool
+	}{
+		{specs: nil, want: false},
+		{specs: map[string]string{"snapshot_support": "True"}, want: false},
+		{specs: map[string]string{"snapshot_support": "True", "create_share_from_snapshot_support": "False"}, want: false},
+		{specs: map[string]string{"snapshot_support": "True", "create_share_from_snapshot_support": "True"}, want: true},
+		{specs: map[string]string{"snapshot_support": "<is> True", "create_share_from_snapshot_support": " true"}, want: true},
+		{specs: map[string]string{"snapshot_support": "<is> False", "create_share_from_snapshot_support": "True"}, want: false},
+	} {
+		if got := snapshotCapable(tt.specs); got != tt.want {
+			t.Errorf("snapshotCapable(%v) = %t; want %t", tt.specs, got, tt.want)
+		}
 	}
 }
 

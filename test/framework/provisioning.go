@@ -19,7 +19,8 @@ import (
 )
 
 // ProvisioningBinDir holds what hack/provisioning.sh builds: manila-csi-plugin, csi-provisioner,
-// kube-controller-manager and csi-node-standin (csi-resizer when it builds).
+// kube-controller-manager and csi-node-standin (csi-resizer when it builds), csi-snapshotter and
+// snapshot-controller.
 func ProvisioningBinDir() string {
 	return envOr("TEST_PROVISIONING_BIN_DIR", "_output/bin/provisioning")
 }
@@ -39,8 +40,9 @@ const E2ENodeName = "e2e-master-0"
 // does: kube-controller-manager's PV binder and protection controllers, and the operator's controller
 // Deployment run as processes: the real manila-csi-plugin and csi-provisioner with the arguments and
 // environment the operator rendered (socket paths moved into a directory standing in for the pod's
-// volumes), the provisioner (and the resizer, when it was built) as the Deployment's
-// ServiceAccount, so the operator's RBAC is what they get.
+// volumes), the provisioner (and the resizer, when it was built, and the snapshotter) as the
+// Deployment's ServiceAccount, so the operator's RBAC is what they get; the snapshot controller runs
+// beside them as the cluster's.
 // The driver's credentials reach the plugin as on a cluster: the provisioner reads the Secret the
 // StorageClass names and passes it in each CSI call. A stand-in answers for the NFS node plugin. No
 // data path: export locations are fake and nothing is mounted.
@@ -51,7 +53,11 @@ type ProvisioningWorld struct {
 	LogDir string
 	// Resizer is true when csi-resizer runs too (it was built), so claims can be expanded.
 	Resizer bool
-	procs   []*process
+	// Snapshots is true when the snapshot controller and csi-snapshotter run too (both were built);
+	// snapshotsMissing says which is missing otherwise (snapshots.go).
+	Snapshots        bool
+	snapshotsMissing error
+	procs            []*process
 }
 
 type process struct {
@@ -129,6 +135,7 @@ func (w *World) StartProvisioning(t testing.TB) *ProvisioningWorld {
 		p.startSidecar(t, w, pod, container(ResizerContainer), binary("csi-resizer"), leaseName("external-resizer-"))
 		p.Resizer = true
 	}
+	p.startSnapshots(t, w, pod, container(SnapshotterContainer))
 	return p
 }
 

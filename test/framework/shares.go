@@ -16,6 +16,8 @@ type Share struct {
 	ShareProto    string            `json:"share_proto"`
 	ShareTypeName string            `json:"share_type_name"`
 	Metadata      map[string]string `json:"metadata"`
+	// SnapshotID is the snapshot the share was created from, if any.
+	SnapshotID string `json:"snapshot_id"`
 }
 
 // SharesByMetadata lists the shares of every project whose metadata holds all the given pairs, as the
