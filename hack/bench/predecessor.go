@@ -33,7 +33,8 @@ func measurePredecessor(ctx context.Context, t *testing.T, bin string, counts []
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer world.Stop()
+	// A cleanup, not a defer: the ClusterCSIDriver's own cleanup must run while the world is up.
+	t.Cleanup(world.Stop)
 	world.CreateClusterCSIDriver(t, operatorv1.Managed)
 	_, err = world.Kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "bench-predecessor-cluster-admin"},
