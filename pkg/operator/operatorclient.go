@@ -53,8 +53,13 @@ func extractOperatorSpec(obj *unstructured.Unstructured, fieldManager string) (*
 	return &applied.Spec.OperatorSpecApplyConfiguration, nil
 }
 
+// extractOperatorStatus is what library-go's status writer calls before every status apply, to
+// compare: each controller's sync, every minute at rest. The extraction reads only the manager's own
+// status entry of managedFields and the status, so it is given only those: the same result, without
+// converting and decoding the spec and every other manager's field set (a fifth of the cost,
+// BenchmarkExtractOperatorStatus).
 func extractOperatorStatus(obj *unstructured.Unstructured, fieldManager string) (*applyoperatorv1.OperatorStatusApplyConfiguration, error) {
-	driver, err := toClusterCSIDriver(obj)
+	driver, err := toClusterCSIDriver(statusOf(obj, fieldManager))
 	if err != nil {
 		return nil, err
 	}
@@ -66,4 +71,26 @@ func extractOperatorStatus(obj *unstructured.Unstructured, fieldManager string) 
 		return nil, nil
 	}
 	return &applied.Status.OperatorStatusApplyConfiguration, nil
+}
+
+// statusOf is obj reduced to what an extraction of fieldManager's status fields reads: its identity,
+// that manager's managedFields entries for the status subresource, and the status. The maps are
+// shared with obj, which is read only.
+func statusOf(obj *unstructured.Unstructured, fieldManager string) *unstructured.Unstructured {
+	var own []interface{}
+	entries, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "metadata", "managedFields")
+	list, _ := entries.([]interface{})
+	for _, e := range list {
+		if entry, ok := e.(map[string]interface{}); ok && entry["manager"] == fieldManager && entry["subresource"] == "status" {
+			own = append(own, entry)
+		}
+	}
+	reduced := map[string]interface{}{
+		"apiVersion": obj.GetAPIVersion(), "kind": obj.GetKind(),
+		"metadata": map[string]interface{}{"name": obj.GetName(), "managedFields": own},
+	}
+	if status, ok := obj.Object["status"]; ok {
+		reduced["status"] = status
+	}
+	return &unstructured.Unstructured{Object: reduced}
 }
