@@ -8,6 +8,8 @@
 #   controlplane.sh start  BIN_DIR STATE_DIR  # start etcd + kube-apiserver on 127.0.0.1, random ports
 #   controlplane.sh stop   STATE_DIR          # stop what `start` started (by PID)
 #   controlplane.sh restart-apiserver STATE_DIR  # restart kube-apiserver alone, same port and etcd
+#   controlplane.sh stop-apiserver STATE_DIR     # stop kube-apiserver alone; etcd keeps running
+#   controlplane.sh start-apiserver STATE_DIR    # start it again after stop-apiserver, same port and etcd
 #   controlplane.sh build-controller-manager BIN_DIR  # kube-controller-manager, same version and method
 #                                             # (the provisioning world's PV binder; hack/provisioning.sh)
 #
@@ -220,6 +222,24 @@ cmd_restart-apiserver() {
   log "kube-apiserver restarted in $(since "$t0")"
 }
 
+# stop-apiserver STATE: stops kube-apiserver alone, as an outage of a hosted cluster's apiserver; etcd
+# and its data stay, so start-apiserver brings the same cluster back on the same port.
+cmd_stop-apiserver() {
+  local st="${1:?usage: stop-apiserver STATE_DIR}" t0; t0=$(now)
+  stop_pid "$st/kube-apiserver.pid" kube-apiserver
+  log "kube-apiserver stopped in $(since "$t0")"
+}
+
+# start-apiserver STATE: starts kube-apiserver again after stop-apiserver.
+cmd_start-apiserver() {
+  local st="${1:?usage: start-apiserver STATE_DIR}" t0; t0=$(now)
+  [ -f "$st/kube-apiserver.pid" ] && kill -0 "$(cat "$st/kube-apiserver.pid")" 2>/dev/null && die "kube-apiserver already running in $st"
+  kill -0 "$(cat "$st/etcd.pid")" 2>/dev/null || die "etcd is not running in $st"
+  start_apiserver "$(cat "$st/bin.dir")" "$st" "$(cat "$st/etcd.port")" "$(cat "$st/apiserver.port")"
+  wait_ready "$st" "$(cat "$st/apiserver.port")"
+  log "kube-apiserver started in $(since "$t0")"
+}
+
 cmd_start() {
   local bin="${1:?usage: start BIN_DIR STATE_DIR}" st="${2:?usage: start BIN_DIR STATE_DIR}" t0 ep pp ap extra=()
   bin="$(cd "$bin" && pwd)"; mkdir -p "$st"; st="$(cd "$st" && pwd)"
@@ -296,6 +316,6 @@ cmd_stop() {
 }
 
 case "${1:-}" in
-  build|build-controller-manager|crds|start|stop|restart-apiserver) c="$1"; shift; "cmd_$c" "$@" ;;
-  *) sed -n '2,22p' "$0"; exit 2 ;;
+  build|build-controller-manager|crds|start|stop|restart-apiserver|stop-apiserver|start-apiserver) c="$1"; shift; "cmd_$c" "$@" ;;
+  *) sed -n '2,24p' "$0"; exit 2 ;;
 esac

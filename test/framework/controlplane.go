@@ -65,11 +65,43 @@ func (cp *ControlPlane) RESTMapping(gvk schema.GroupVersionKind) (*meta.RESTMapp
 // RBAC, installs the CRDs, creates the cluster-scoped config objects and applies manifests/ as the
 // cluster-version operator would.
 func StartControlPlane(ctx context.Context) (*ControlPlane, error) {
+	cp, err := startClusterControlPlane(ctx, "manila-controlplane-", standaloneCluster)
+	if err != nil {
+		return nil, err
+	}
+	if err := cp.ApplyManifests(ctx, NotApplied); err != nil {
+		cp.Stop()
+		return nil, err
+	}
+	return cp, nil
+}
+
+// clusterIdentity is what tells one cluster of the test world from another: the names and topology
+// its config objects carry and the namespaces it has from the start.
+type clusterIdentity struct {
+	infrastructureName   string
+	controlPlaneTopology configv1.TopologyMode
+	clusterID            string
+	namespaces           []string
+}
+
+// standaloneCluster is the shared world's cluster: a self-managed OpenShift cluster.
+var standaloneCluster = clusterIdentity{
+	infrastructureName:   "manila-test",
+	controlPlaneTopology: configv1.HighlyAvailableTopologyMode,
+	clusterID:            "00000000-0000-0000-0000-000000000001",
+	// The operand namespace is not here: manifests/ brings it, as the payload does on a cluster.
+	namespaces: []string{names.OperatorNamespace, "openshift-config", "openshift-config-managed"},
+}
+
+// startClusterControlPlane starts etcd and kube-apiserver in a new state directory named after
+// prefix, installs the CRDs and creates the cluster's config objects.
+func startClusterControlPlane(ctx context.Context, prefix string, id clusterIdentity) (*ControlPlane, error) {
 	bin, crds := ControlPlaneBinDir(), CRDDir()
 	if err := requireFiles("control plane", filepath.Join(bin, "kube-apiserver"), filepath.Join(bin, "etcd"), crds); err != nil {
 		return nil, err
 	}
-	state, err := os.MkdirTemp("", "manila-controlplane-")
+	state, err := os.MkdirTemp("", prefix)
 	if err != nil {
 		return nil, err
 	}
@@ -86,13 +118,9 @@ func StartControlPlane(ctx context.Context) (*ControlPlane, error) {
 		cp.Stop()
 		return nil, fmt.Errorf("installing CRDs: %w", err)
 	}
-	if err := cp.seedClusterObjects(ctx); err != nil {
+	if err := cp.seedClusterObjects(ctx, id); err != nil {
 		cp.Stop()
 		return nil, fmt.Errorf("creating cluster objects: %w", err)
-	}
-	if err := cp.ApplyManifests(ctx, NotApplied); err != nil {
-		cp.Stop()
-		return nil, err
 	}
 	return cp, nil
 }
@@ -124,6 +152,21 @@ func (cp *ControlPlane) Stop() {
 		return
 	}
 	_ = os.RemoveAll(cp.StateDir)
+}
+
+// StopAPIServer stops kube-apiserver alone; etcd and its data stay, so StartAPIServer brings the
+// same cluster back on the same port and every kubeconfig for it works again: what clients see of an
+// outage of the apiserver.
+func (cp *ControlPlane) StopAPIServer() error {
+	_, err := runScript(nil, "controlplane.sh", "stop-apiserver", cp.StateDir)
+	return err
+}
+
+// StartAPIServer starts kube-apiserver again after StopAPIServer, on the same port with the same
+// etcd, and returns once it is ready.
+func (cp *ControlPlane) StartAPIServer() error {
+	_, err := runScript(nil, "controlplane.sh", "start-apiserver", cp.StateDir)
+	return err
 }
 
 // RestartAPIServer stops kube-apiserver and starts it again on the same port with the same etcd, and
@@ -210,9 +253,8 @@ func WaitForCRD(ctx context.Context, client apiextclient.Interface, name string)
 }
 
 // seedClusterObjects creates what an OpenShift cluster has and a bare control plane lacks.
-func (cp *ControlPlane) seedClusterObjects(ctx context.Context) error {
-	// The operand namespace is not here: manifests/ brings it, as the payload does on a cluster.
-	for _, ns := range []string{names.OperatorNamespace, "openshift-config", "openshift-config-managed"} {
+func (cp *ControlPlane) seedClusterObjects(ctx context.Context, id clusterIdentity) error {
+	for _, ns := range id.namespaces {
 		if err := createNamespace(ctx, cp.Kube, ns); err != nil {
 			return err
 		}
@@ -227,10 +269,10 @@ func (cp *ControlPlane) seedClusterObjects(ctx context.Context) error {
 				return err
 			}
 			infra.Status = configv1.InfrastructureStatus{
-				InfrastructureName:     "manila-test",
+				InfrastructureName:     id.infrastructureName,
 				Platform:               configv1.OpenStackPlatformType,
 				PlatformStatus:         &configv1.PlatformStatus{Type: configv1.OpenStackPlatformType},
-				ControlPlaneTopology:   configv1.HighlyAvailableTopologyMode,
+				ControlPlaneTopology:   id.controlPlaneTopology,
 				InfrastructureTopology: configv1.HighlyAvailableTopologyMode,
 				APIServerURL:           cp.Config.Host,
 				APIServerInternalURL:   cp.Config.Host,
@@ -252,7 +294,7 @@ func (cp *ControlPlane) seedClusterObjects(ctx context.Context) error {
 		},
 		func() error {
 			_, err := cfg.ClusterVersions().Create(ctx, &configv1.ClusterVersion{ObjectMeta: metav1.ObjectMeta{Name: "version"},
-				Spec: configv1.ClusterVersionSpec{ClusterID: "00000000-0000-0000-0000-000000000001"}}, metav1.CreateOptions{})
+				Spec: configv1.ClusterVersionSpec{ClusterID: configv1.ClusterID(id.clusterID)}}, metav1.CreateOptions{})
 			return err
 		},
 	}

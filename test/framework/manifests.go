@@ -44,28 +44,39 @@ func (cp *ControlPlane) ApplyManifests(ctx context.Context, skip map[string]bool
 		if skip[obj.GetKind()] {
 			continue
 		}
-		gvk := obj.GroupVersionKind()
-		// kube-system appears shortly after kube-apiserver starts: retry what is not there yet.
-		err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-			mapping, err := cp.RESTMapping(gvk)
-			if err != nil {
-				return false, nil
-			}
-			client := cp.Dynamic.Resource(mapping.Resource)
-			var ri interface {
-				Apply(context.Context, string, *unstructured.Unstructured, metav1.ApplyOptions, ...string) (*unstructured.Unstructured, error)
-			} = client
-			if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
-				ri = client.Namespace(obj.GetNamespace())
-			}
-			_, err = ri.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: "cluster-version-operator", Force: true})
-			return err == nil, nil
-		})
-		if err != nil {
+		if err := cp.applyObject(ctx, obj, "cluster-version-operator"); err != nil {
 			return fmt.Errorf("applying %s %s/%s from manifests/: %w", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
 		}
 	}
 	return nil
+}
+
+// applyObject applies obj server-side as fieldManager, forcing conflicts, and retries for a while
+// what cannot be applied yet.
+func (cp *ControlPlane) applyObject(ctx context.Context, obj *unstructured.Unstructured, fieldManager string) error {
+	gvk := obj.GroupVersionKind()
+	var last error
+	// kube-system appears shortly after kube-apiserver starts: retry what is not there yet.
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		mapping, err := cp.RESTMapping(gvk)
+		if err != nil {
+			last = err
+			return false, nil
+		}
+		client := cp.Dynamic.Resource(mapping.Resource)
+		var ri interface {
+			Apply(context.Context, string, *unstructured.Unstructured, metav1.ApplyOptions, ...string) (*unstructured.Unstructured, error)
+		} = client
+		if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+			ri = client.Namespace(obj.GetNamespace())
+		}
+		_, last = ri.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: fieldManager, Force: true})
+		return last == nil, nil
+	})
+	if err != nil && last != nil {
+		return fmt.Errorf("%w (last: %v)", err, last)
+	}
+	return err
 }
 
 // OperatorConfig returns a client config that authenticates as the operator's ServiceAccount with a
@@ -98,14 +109,28 @@ func (cp *ControlPlane) WriteOperatorKubeconfig(ctx context.Context, dir string)
 // WriteServiceAccountKubeconfig writes a kubeconfig for the ServiceAccount at path, for a process
 // that would run in a pod as that account.
 func (cp *ControlPlane) WriteServiceAccountKubeconfig(ctx context.Context, namespace, name, path string) (string, error) {
-	cfg, err := cp.ServiceAccountConfig(ctx, namespace, name)
+	kc, err := cp.ServiceAccountKubeconfig(ctx, namespace, name)
 	if err != nil {
 		return "", err
+	}
+	// As clientcmd.WriteToFile would: the directory made if missing, the file for its owner only.
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", err
+	}
+	return path, os.WriteFile(path, kc, 0o600)
+}
+
+// ServiceAccountKubeconfig returns a kubeconfig for the ServiceAccount with a fresh token from the
+// TokenRequest API; each call has a new token.
+func (cp *ControlPlane) ServiceAccountKubeconfig(ctx context.Context, namespace, name string) ([]byte, error) {
+	cfg, err := cp.ServiceAccountConfig(ctx, namespace, name)
+	if err != nil {
+		return nil, err
 	}
 	ca := cfg.TLSClientConfig.CAData
 	if len(ca) == 0 && cfg.TLSClientConfig.CAFile != "" {
 		if ca, err = os.ReadFile(cfg.TLSClientConfig.CAFile); err != nil {
-			return "", err
+			return nil, err
 		}
 	}
 	kc := clientcmdapi.NewConfig()
@@ -113,7 +138,7 @@ func (cp *ControlPlane) WriteServiceAccountKubeconfig(ctx context.Context, names
 	kc.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: cfg.BearerToken}
 	kc.Contexts[name] = &clientcmdapi.Context{Cluster: "world", AuthInfo: name}
 	kc.CurrentContext = name
-	return path, clientcmd.WriteToFile(*kc, path)
+	return clientcmd.Write(*kc)
 }
 
 // OperatorPod creates what the kubelet and the Deployment controller would have made for the

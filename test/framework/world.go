@@ -6,10 +6,6 @@ import (
 	"fmt"
 	"os"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
 
@@ -88,22 +84,7 @@ func (w *World) Stop() {
 // WriteCloudCredentials creates or replaces Secret manila-cloud-credentials with the given clouds.yaml,
 // as the cloud-credential-operator would.
 func (w *World) WriteCloudCredentials(ctx context.Context, cloudsYAML []byte) error {
-	secrets := w.Kube.CoreV1().Secrets(names.OperatorNamespace)
-	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: names.CloudCredentialsSecret, Namespace: names.OperatorNamespace},
-		Data:       map[string][]byte{names.CloudsYAMLKey: cloudsYAML},
-	}
-	existing, err := secrets.Get(ctx, secret.Name, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		_, err = secrets.Create(ctx, secret, metav1.CreateOptions{})
-		return err
-	case err != nil:
-		return err
-	}
-	existing.Data = secret.Data
-	_, err = secrets.Update(ctx, existing, metav1.UpdateOptions{})
-	return err
+	return w.WriteSecret(ctx, names.OperatorNamespace, names.CloudCredentialsSecret, map[string][]byte{names.CloudsYAMLKey: cloudsYAML})
 }
 
 // MetricsServingCertSecret is what service-ca creates for the operand's metrics Service.
