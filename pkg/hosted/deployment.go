@@ -18,10 +18,10 @@ type AvailabilityPolicy string
 
 // HyperShift's two policies.
 const (
-	SingleReplica    AvailabilityPolicy = "SingleReplica"
-	HighlyAvailable  AvailabilityPolicy = "HighlyAvailable"
-	proxyAnnotation                     = "config.openshift.io/inject-proxy"
-	guestKubeconfigKey                  = "kubeconfig"
+	SingleReplica      AvailabilityPolicy = "SingleReplica"
+	HighlyAvailable    AvailabilityPolicy = "HighlyAvailable"
+	proxyAnnotation                       = "config.openshift.io/inject-proxy"
+	guestKubeconfigKey                    = "kubeconfig"
 )
 
 // Replicas is the controller's replica count under policy: the standalone operator counts the
