@@ -37,7 +37,7 @@ func TestHostedSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := Input{ShareTypes: []sharetypes.ShareType{{ID: "1", Name: "default", IsPublic: true}},
-		Cloud: &clientconfig.Cloud{AuthInfo: &clientconfig.AuthInfo{AuthURL: "https://keystone.example/v3", Username: "u", Password: "p"}},
+		Cloud:    &clientconfig.Cloud{AuthInfo: &clientconfig.AuthInfo{AuthURL: "https://keystone.example/v3", Username: "u", Password: "p"}},
 		CABundle: []byte("-----BEGIN CERTIFICATE-----\n"), Assets: vars, ClusterID: "c", ControlPlaneNodes: 3}
 	standalone, err := Objects(in)
 	if err != nil {
