@@ -77,6 +77,9 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 	}
 	var cp *hosted.ControlPlane
 	if o.Hosted {
+		if o.HostedNamespace == "" {
+			return fail(ExitBadInput, "--hosted needs --hosted-namespace NAME, the hosted control plane's namespace on the management cluster")
+		}
 		cp = &hosted.ControlPlane{Namespace: o.HostedNamespace, Availability: hosted.AvailabilityPolicy(o.Availability)}
 		if cp.Availability == "" {
 			cp.Availability = hosted.HighlyAvailable

@@ -77,7 +77,7 @@ func TestRunBadInput(t *testing.T) {
 			wantErr: "the cluster has 2 machine networks (10.0.0.0/16, fd00::/48)"},
 		{name: "an install config without networking", o: Options{ShareTypesFile: types, InstallConfigFile: write("ic-bad.yaml", "metadata: {name: x}\n")},
 			wantErr: "--install-config " + filepath.Join(dir, "ic-bad.yaml") + ": no networking section"},
-		{name: "hosted without a namespace", o: Options{ShareTypesFile: types, Hosted: true}, wantErr: "--hosted: the hosted control plane's namespace is empty"},
+		{name: "hosted without a namespace", o: Options{ShareTypesFile: types, Hosted: true}, wantErr: "--hosted needs --hosted-namespace NAME"},
 		{name: "hosted into the operand namespace", o: Options{ShareTypesFile: types, Hosted: true, HostedNamespace: "openshift-manila-csi-driver"},
 			wantErr: "is a namespace of the guest's operand"},
 		{name: "hosted with an unknown policy", o: Options{ShareTypesFile: types, Hosted: true, HostedNamespace: "clusters-a", Availability: "Triple"},
