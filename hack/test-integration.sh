@@ -2,7 +2,9 @@
 # Runs the integration tests (test/integration) in INTEGRATION_SHARDS processes side by side, each
 # against its own test world on its own ports. Within one world the tests share the ClusterCSIDriver
 # and the namespaces, so they run one after another; the shards split the tests round-robin in
-# source order. Each shard's output is printed when it ends; the run fails if any shard fails.
+# source order. A shard that fails prints its whole output; one that passes prints each test's
+# time, slowest first (to balance the shards by). The run fails if any shard fails or any test
+# skips (a skipped test proves nothing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARDS=${INTEGRATION_SHARDS:-2}
@@ -20,14 +22,21 @@ for ((s = 0; s < SHARDS; s++)); do
   [ "${#names[@]}" -gt 0 ] || continue
   regex="^($(IFS='|'; echo "${names[*]}"))\$"
   echo "== integration shard $((s + 1))/$SHARDS: ${#names[@]} tests"
-  $GO test -count=1 -timeout 40m ${INTEGRATION_FLAGS:-} -run "$regex" "$PKG" > "$out/shard-$s.log" 2>&1 &
+  $GO test -v -count=1 -timeout 40m ${INTEGRATION_FLAGS:-} -run "$regex" "$PKG" > "$out/shard-$s.log" 2>&1 &
   pids+=("$!:$s")
 done
 rc=0
 for entry in "${pids[@]}"; do
   pid=${entry%%:*} s=${entry##*:}
   if wait "$pid"; then status=ok; else status=FAILED; rc=1; fi
+  if grep -qE '^ *--- SKIP' "$out/shard-$s.log"; then status="FAILED (a test skipped)"; rc=1; fi
   echo "== integration shard $((s + 1))/$SHARDS $status"
-  cat "$out/shard-$s.log"
+  if [ "$status" = ok ]; then
+    grep -E '^--- PASS' "$out/shard-$s.log" | sed -E 's/^--- PASS: ([^ ]+) \(([0-9.]+)s\)$/\2 \1/' | sort -rn |
+      awk '{printf "  %7.1fs %s\n", $1, $2}'
+    tail -1 "$out/shard-$s.log"
+  else
+    cat "$out/shard-$s.log"
+  fi
 done
 exit $rc

@@ -147,6 +147,9 @@ func newRenderCommand(exit func(int)) *cobra.Command {
 	f.StringVar(&o.InstallConfigFile, "install-config", "", "the install config (ConfigMap kube-system/cluster-config-v1 key install-config): what exportLocations.network: machineNetwork resolves to")
 	f.StringVar(&o.ClusterID, "cluster-id", o.ClusterID, "the cluster's infrastructure name (Infrastructure/cluster)")
 	f.IntVar(&o.ControlPlaneNodes, "control-plane-nodes", o.ControlPlaneNodes, "control-plane nodes of the cluster (the controller's replicas)")
+	f.BoolVar(&o.Hosted, "hosted", false, "render the hosted control plane flavour (docs/hosted.md): the management cluster's objects, then the guest's")
+	f.StringVar(&o.HostedNamespace, "hosted-namespace", "", "with --hosted: the hosted control plane's namespace on the management cluster")
+	f.StringVar(&o.Availability, "availability-policy", "", "with --hosted: the HostedControlPlane's controllerAvailabilityPolicy, SingleReplica or HighlyAvailable (default), which sets the controller's replicas")
 	cmd.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "render: %v\n", err)
 		exit(render.ExitBadInput)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden from the current render")
@@ -20,8 +22,8 @@ func testImages(name string) string {
 	return ""
 }
 
-// caseOptions takes each input file a case directory holds.
-func caseOptions(dir string) Options {
+// caseOptions takes each input file a case directory holds; hosted.yaml renders the hosted flavour.
+func caseOptions(t *testing.T, dir string) Options {
 	o := Options{Cloud: "openstack", ClusterID: "golden-7x2k9", ControlPlaneNodes: 3, Getenv: testImages}
 	for file, field := range map[string]*string{
 		"share-types.yaml": &o.ShareTypesFile, "clouds.yaml": &o.CloudsFile,
@@ -30,6 +32,20 @@ func caseOptions(dir string) Options {
 		if path := filepath.Join(dir, file); fileExists(path) {
 			*field = path
 		}
+	}
+	if path := filepath.Join(dir, "hosted.yaml"); fileExists(path) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h struct {
+			Namespace          string `json:"namespace"`
+			AvailabilityPolicy string `json:"availabilityPolicy"`
+		}
+		if err := yaml.UnmarshalStrict(data, &h); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		o.Hosted, o.HostedNamespace, o.Availability = true, h.Namespace, h.AvailabilityPolicy
 	}
 	return o
 }
@@ -47,7 +63,7 @@ func TestGolden(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.Name(), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			if code := Run(context.Background(), caseOptions(filepath.Join("testdata", "cases", c.Name())), &stdout, &stderr); code != ExitOK {
+			if code := Run(context.Background(), caseOptions(t, filepath.Join("testdata", "cases", c.Name())), &stdout, &stderr); code != ExitOK {
 				t.Fatalf("exit code %d, stderr: %s", code, stderr.String())
 			}
 			if stderr.Len() > 0 {

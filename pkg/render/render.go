@@ -17,8 +17,11 @@ import (
 	"github.com/openshift/library-go/pkg/operator/csi/csiconfigobservercontroller"
 	"github.com/openshift/library-go/pkg/operator/csi/csidrivernodeservicecontroller"
 	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
@@ -30,6 +33,7 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/secretsync"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/exportlocation"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/hosted"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operator"
@@ -59,6 +63,8 @@ type Input struct {
 	ClusterID string
 	// ControlPlaneNodes is how many control-plane nodes the cluster has.
 	ControlPlaneNodes int
+	// Hosted renders the hosted flavour for this hosted control plane; nil renders standalone.
+	Hosted *hosted.ControlPlane
 }
 
 // Result is the rendered objects in apply order, and the share types that get no class.
@@ -67,6 +73,16 @@ type Result struct {
 	Skipped []storageclass.Skipped
 	// Notices are what the StorageClass controller would tell in events (e.g. the default class).
 	Notices []string
+	// Hosted is the hosted flavour's split of Objects; nil when standalone.
+	Hosted *HostedObjects
+}
+
+// HostedObjects are the objects of the hosted flavour, by the cluster they are applied to.
+type HostedObjects struct {
+	// Namespace is the hosted control plane's namespace on the management cluster.
+	Namespace  string
+	Management []runtime.Object
+	Guest      []runtime.Object
 }
 
 // Objects renders everything the operator would apply for in.
@@ -78,6 +94,14 @@ func Objects(in Input) (*Result, error) {
 	cfg, problem := w.source.Current()
 	if problem != nil {
 		return nil, problem
+	}
+	if in.Hosted != nil {
+		if err := in.Hosted.Validate(); err != nil {
+			return nil, err
+		}
+		if err := hosted.CheckConfig(cfg); err != nil {
+			return nil, err
+		}
 	}
 	r := &Result{}
 	render := in.Assets.AssetFunc()
@@ -129,7 +153,55 @@ func Objects(in Input) (*Result, error) {
 	for _, sc := range classes {
 		r.Objects = append(r.Objects, sc)
 	}
+	if in.Hosted != nil {
+		if r.Hosted, err = split(r.Objects, *in.Hosted); err != nil {
+			return nil, err
+		}
+	}
 	return r, nil
+}
+
+// split places each standalone object as the hosted flavour does: the guest's unchanged, the
+// management cluster's moved into the HCP namespace, the controller Deployment transformed (and its
+// spec hash taken again, as resourceapply would).
+func split(objects []runtime.Object, cp hosted.ControlPlane) (*HostedObjects, error) {
+	placement, err := hosted.NewPlacement()
+	if err != nil {
+		return nil, err
+	}
+	out := &HostedObjects{Namespace: cp.Namespace}
+	for _, obj := range objects {
+		m, err := meta.Accessor(obj)
+		if err != nil {
+			return nil, err
+		}
+		clusters, err := placement.Clusters(obj.GetObjectKind().GroupVersionKind().Kind, m.GetName())
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range clusters {
+			if c == hosted.Guest {
+				out.Guest = append(out.Guest, obj)
+				continue
+			}
+			mgmt := obj.DeepCopyObject()
+			if d, ok := mgmt.(*appsv1.Deployment); ok {
+				if err := cp.ControllerDeployment(d); err != nil {
+					return nil, err
+				}
+				if err := resourceapply.SetSpecHashAnnotation(&d.ObjectMeta, d.Spec); err != nil {
+					return nil, err
+				}
+			} else {
+				m, _ := meta.Accessor(mgmt)
+				if err := cp.ToManagement(m); err != nil {
+					return nil, err
+				}
+			}
+			out.Management = append(out.Management, mgmt)
+		}
+	}
+	return out, nil
 }
 
 // storageClasses plans the classes as the StorageClass controller does on a cluster without Manila
@@ -210,8 +282,13 @@ func newWorld(in Input) (*world, error) {
 	secrets := w.kube.Core().V1().Secrets()
 	nodes := w.kube.Core().V1().Nodes()
 
+	topology := configv1.HighlyAvailableTopologyMode
+	if in.Hosted != nil {
+		// What a hosted cluster's Infrastructure says: its control plane runs elsewhere.
+		topology = configv1.ExternalTopologyMode
+	}
 	infra := &configv1.Infrastructure{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}, Status: configv1.InfrastructureStatus{
-		InfrastructureName: in.ClusterID, ControlPlaneTopology: configv1.HighlyAvailableTopologyMode,
+		InfrastructureName: in.ClusterID, ControlPlaneTopology: topology,
 		PlatformStatus: &configv1.PlatformStatus{Type: configv1.OpenStackPlatformType},
 	}}
 	if err := add(w.config.Config().V1().Infrastructures().Informer().GetStore(), infra); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/manila-csi/manila-csi-driver-operator/manifests"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/checkcloud"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/hosted"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operator"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
@@ -37,6 +38,12 @@ type Options struct {
 	ClusterID         string
 	// ControlPlaneNodes sets the controller's replicas, as the cluster's control-plane nodes would.
 	ControlPlaneNodes int
+	// Hosted renders the hosted flavour (docs/hosted.md) for the hosted control plane in namespace
+	// HostedNamespace with controllerAvailabilityPolicy Availability, which sets the replicas instead
+	// of ControlPlaneNodes.
+	Hosted          bool
+	HostedNamespace string
+	Availability    string
 	// Getenv reads the image variables; nil means the environment, then the operator's manifest.
 	Getenv  func(string) string
 	Timeout time.Duration
@@ -65,6 +72,21 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 		return fail(ExitBadInput, "--clouds FILE or --share-types FILE is required")
 	case o.ControlPlaneNodes < 1:
 		return fail(ExitBadInput, "--control-plane-nodes must be at least 1")
+	case !o.Hosted && (o.HostedNamespace != "" || o.Availability != ""):
+		return fail(ExitBadInput, "--hosted-namespace and --availability-policy are for --hosted only")
+	}
+	var cp *hosted.ControlPlane
+	if o.Hosted {
+		if o.HostedNamespace == "" {
+			return fail(ExitBadInput, "--hosted needs --hosted-namespace NAME, the hosted control plane's namespace on the management cluster")
+		}
+		cp = &hosted.ControlPlane{Namespace: o.HostedNamespace, Availability: hosted.AvailabilityPolicy(o.Availability)}
+		if cp.Availability == "" {
+			cp.Availability = hosted.HighlyAvailable
+		}
+		if err := cp.Validate(); err != nil {
+			return fail(ExitBadInput, "--hosted: %v", err)
+		}
 	}
 	getenv := o.Getenv
 	if getenv == nil {
@@ -95,7 +117,8 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 		types = in.Facts.ShareTypes
 	}
 	result, err := Objects(Input{ShareTypes: types, Cloud: in.Facts.Cloud, CABundle: in.CABundle, ConfigYAML: in.ConfigYAML,
-		MachineNetwork: in.Facts.MachineNetwork, Assets: vars, ClusterID: o.ClusterID, ControlPlaneNodes: o.ControlPlaneNodes})
+		MachineNetwork: in.Facts.MachineNetwork, Assets: vars, ClusterID: o.ClusterID, ControlPlaneNodes: o.ControlPlaneNodes,
+		Hosted: cp})
 	if err != nil {
 		return fail(ExitBadInput, "%v", err)
 	}

@@ -77,6 +77,16 @@ func TestRunBadInput(t *testing.T) {
 			wantErr: "the cluster has 2 machine networks (10.0.0.0/16, fd00::/48)"},
 		{name: "an install config without networking", o: Options{ShareTypesFile: types, InstallConfigFile: write("ic-bad.yaml", "metadata: {name: x}\n")},
 			wantErr: "--install-config " + filepath.Join(dir, "ic-bad.yaml") + ": no networking section"},
+		{name: "hosted without a namespace", o: Options{ShareTypesFile: types, Hosted: true}, wantErr: "--hosted needs --hosted-namespace NAME"},
+		{name: "hosted into the operand namespace", o: Options{ShareTypesFile: types, Hosted: true, HostedNamespace: "openshift-manila-csi-driver"},
+			wantErr: "is a namespace of the guest's operand"},
+		{name: "hosted with an unknown policy", o: Options{ShareTypesFile: types, Hosted: true, HostedNamespace: "clusters-a", Availability: "Triple"},
+			wantErr: `unknown controllerAvailabilityPolicy "Triple"`},
+		{name: "a hosted namespace without --hosted", o: Options{ShareTypesFile: types, HostedNamespace: "clusters-a"},
+			wantErr: "--hosted-namespace and --availability-policy are for --hosted only"},
+		{name: "hosted with extraMounts for the controller", o: Options{ShareTypesFile: types, Hosted: true, HostedNamespace: "clusters-a",
+			ConfigFile: write("mounts.yaml", "extraMounts:\n- propagation: [Controller]\n  volumes: [{name: h, hostPath: {path: /etc}}]\n  mounts: [{name: h, mountPath: /h}]\n")},
+			wantErr: "extraMounts[0] reaches the controller plugin, which runs on the management cluster"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.o.Cloud == "" {

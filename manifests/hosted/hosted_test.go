@@ -1,0 +1,283 @@
+package hosted
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
+
+	"github.com/manila-csi/manila-csi-driver-operator/assets"
+	"github.com/manila-csi/manila-csi-driver-operator/manifests"
+	pkghosted "github.com/manila-csi/manila-csi-driver-operator/pkg/hosted"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+)
+
+const hcp = "clusters-test"
+
+func convert[T any](t *testing.T, u *unstructured.Unstructured, into *T) *T {
+	t.Helper()
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into); err != nil {
+		t.Fatalf("%s %s: %v", u.GetKind(), u.GetName(), err)
+	}
+	return into
+}
+
+func mustObjects(t *testing.T) (mgmt, guest []*unstructured.Unstructured) {
+	t.Helper()
+	mgmt, err := Management(hcp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if guest, err = Guest(); err != nil {
+		t.Fatal(err)
+	}
+	if len(mgmt) == 0 || len(guest) == 0 {
+		t.Fatalf("%d management and %d guest objects", len(mgmt), len(guest))
+	}
+	return mgmt, guest
+}
+
+type roleRules struct {
+	kind, namespace, name string
+	rules                 []rbacv1.PolicyRule
+}
+
+// boundRoles returns the roles bound to the ServiceAccount namespace/name among objs.
+func boundRoles(t *testing.T, objs []*unstructured.Unstructured, namespace, name string) []roleRules {
+	t.Helper()
+	bound := map[string]bool{}
+	for _, o := range objs {
+		var ref rbacv1.RoleRef
+		var subjects []rbacv1.Subject
+		switch o.GetKind() {
+		case "ClusterRoleBinding":
+			b := convert(t, o, &rbacv1.ClusterRoleBinding{})
+			ref, subjects = b.RoleRef, b.Subjects
+		case "RoleBinding":
+			b := convert(t, o, &rbacv1.RoleBinding{})
+			ref, subjects = b.RoleRef, b.Subjects
+		default:
+			continue
+		}
+		if slices.ContainsFunc(subjects, func(s rbacv1.Subject) bool {
+			return s.Kind == "ServiceAccount" && s.Name == name && s.Namespace == namespace
+		}) {
+			ns := o.GetNamespace()
+			if ref.Kind == "ClusterRole" {
+				ns = ""
+			}
+			bound[ref.Kind+"/"+ns+"/"+ref.Name] = true
+		}
+	}
+	var out []roleRules
+	for _, r := range rbacObjects(t, objs) {
+		if bound[r.kind+"/"+r.namespace+"/"+r.name] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func rbacObjects(t *testing.T, objs []*unstructured.Unstructured) []roleRules {
+	var out []roleRules
+	for _, o := range objs {
+		switch o.GetKind() {
+		case "ClusterRole":
+			out = append(out, roleRules{"ClusterRole", "", o.GetName(), convert(t, o, &rbacv1.ClusterRole{}).Rules})
+		case "Role":
+			out = append(out, roleRules{"Role", o.GetNamespace(), o.GetName(), convert(t, o, &rbacv1.Role{}).Rules})
+		}
+	}
+	return out
+}
+
+// The management side is confined to the HCP namespace; every object is the operator's own.
+func TestManagementStaysInItsNamespace(t *testing.T) {
+	mgmt, _ := mustObjects(t)
+	for _, o := range mgmt {
+		if o.GetNamespace() != hcp {
+			t.Errorf("%s %s: namespace %q, want %s", o.GetKind(), o.GetName(), o.GetNamespace(), hcp)
+		}
+		if strings.Contains(o.GetKind(), "Cluster") {
+			t.Errorf("%s %s is cluster-scoped", o.GetKind(), o.GetName())
+		}
+	}
+	if _, err := Management(""); err == nil {
+		t.Error("no namespace: no error")
+	}
+	if strings.Contains(management, "openshift-cluster-csi-drivers") || strings.Contains(management, names.OperandNamespace) {
+		t.Error("management.yaml names a namespace of the guest")
+	}
+}
+
+// Least privilege on both sides: no wildcard, no cluster-wide Secret access, escalate and bind only by
+// name; on the management cluster, Secrets only by name (the HCP namespace holds the guest's admin
+// kubeconfig); in the guest, no Secret but in the operand namespace.
+func TestRBACLeastPrivilege(t *testing.T) {
+	mgmt, guest := mustObjects(t)
+	for side, roles := range map[string][]roleRules{
+		"management": boundRoles(t, mgmt, hcp, names.OperatorName),
+		"guest":      boundRoles(t, guest, names.OperatorNamespace, names.OperatorName),
+	} {
+		if len(roles) == 0 {
+			t.Fatalf("%s: no role bound to the operator", side)
+		}
+		for _, r := range roles {
+			for i, rule := range r.rules {
+				where := fmt.Sprintf("%s: %s %s/%s rule %d", side, r.kind, r.namespace, r.name, i)
+				for _, list := range [][]string{rule.APIGroups, rule.Resources, rule.Verbs, rule.ResourceNames, rule.NonResourceURLs} {
+					if slices.ContainsFunc(list, func(s string) bool { return strings.Contains(s, "*") }) {
+						t.Errorf("%s: wildcard in %v", where, list)
+					}
+				}
+				secrets := slices.Contains(rule.APIGroups, "") && slices.Contains(rule.Resources, "secrets")
+				switch {
+				case secrets && r.kind == "ClusterRole":
+					t.Errorf("%s: cluster-wide Secret access", where)
+				case secrets && side == "management" && len(rule.ResourceNames) == 0:
+					t.Errorf("%s: Secrets of the HCP namespace without resourceNames", where)
+				case secrets && side == "guest" && r.namespace != names.OperandNamespace:
+					t.Errorf("%s: Secrets outside the operand namespace", where)
+				}
+				for _, verb := range []string{"escalate", "bind", "impersonate"} {
+					if slices.Contains(rule.Verbs, verb) && len(rule.ResourceNames) == 0 {
+						t.Errorf("%s: %s without resourceNames", where, verb)
+					}
+				}
+			}
+		}
+	}
+}
+
+// Every rule carries a comment line naming the code that needs it.
+func TestRBACRulesAreExplained(t *testing.T) {
+	for file, data := range map[string]string{"management.yaml": management, "guest.yaml": guest} {
+		lines := strings.Split(data, "\n")
+		n := 0
+		for i, l := range lines {
+			if strings.HasPrefix(l, "- apiGroups:") {
+				n++
+				if i == 0 || !strings.HasPrefix(strings.TrimSpace(lines[i-1]), "#") {
+					t.Errorf("%s line %d: rule without a comment above it", file, i+1)
+				}
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s: no rules", file)
+		}
+	}
+}
+
+// In the guest the operator creates the operand's guest-side roles, so it holds what they grant
+// (Kubernetes' escalation check); the management side has no operand role to create.
+func TestOperatorHoldsWhatGuestOperandRolesGrant(t *testing.T) {
+	_, guest := mustObjects(t)
+	held := boundRoles(t, guest, names.OperatorNamespace, names.OperatorName)
+	var operand []*unstructured.Unstructured
+	for _, cluster := range []pkghosted.Cluster{pkghosted.Guest, pkghosted.Management} {
+		for _, name := range pkghosted.AssetsOn(cluster) {
+			data, err := assets.Vars{}.Render(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u := &unstructured.Unstructured{}
+			if err := yaml.Unmarshal(data, &u.Object); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if cluster == pkghosted.Management && strings.HasSuffix(u.GetKind(), "Role") {
+				t.Errorf("asset %s, a %s, goes to the management cluster, where the operator holds no operand rights", name, u.GetKind())
+			}
+			if cluster == pkghosted.Guest {
+				operand = append(operand, u)
+			}
+		}
+	}
+	roles := rbacObjects(t, operand)
+	if len(roles) < 3 { // controller (cluster and namespace), node
+		t.Fatalf("found %d guest operand roles", len(roles))
+	}
+	for _, r := range roles {
+		for _, rule := range r.rules {
+			for _, g := range rule.APIGroups {
+				for _, res := range rule.Resources {
+					for _, verb := range rule.Verbs {
+						if !holds(held, r.namespace, g, res, verb, rule.ResourceNames) {
+							t.Errorf("%s %s/%s grants %s %q/%s that the operator does not hold in the guest", r.kind, r.namespace, r.name, verb, g, res)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// holds tells whether the roles grant verb on the resource, for every one of names (any name when
+// names is empty), as the kube-apiserver's escalation check asks.
+func holds(roles []roleRules, namespace, group, resource, verb string, names []string) bool {
+	for _, r := range roles {
+		if r.kind == "Role" && (namespace == "" || r.namespace != namespace) {
+			continue
+		}
+		for _, rule := range r.rules {
+			coversNames := len(rule.ResourceNames) == 0 ||
+				len(names) > 0 && !slices.ContainsFunc(names, func(n string) bool { return !slices.Contains(rule.ResourceNames, n) })
+			if coversNames && slices.Contains(rule.APIGroups, group) &&
+				slices.Contains(rule.Resources, resource) && slices.Contains(rule.Verbs, verb) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// The hosted operator Deployment runs the standalone one's images and process settings, with the
+// guest kubeconfig mounted and named, placed as a hosted control plane's pod.
+func TestDeployment(t *testing.T) {
+	mgmt, _ := mustObjects(t)
+	var d *appsv1.Deployment
+	for _, o := range mgmt {
+		if o.GetKind() == "Deployment" {
+			d = convert(t, o, &appsv1.Deployment{})
+		}
+	}
+	if d == nil {
+		t.Fatal("no Deployment")
+	}
+	standalone, err := manifests.Deployment()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, sc := d.Spec.Template.Spec.Containers[0], standalone.Spec.Template.Spec.Containers[0]
+	if c.Image != sc.Image {
+		t.Errorf("image %s, standalone %s", c.Image, sc.Image)
+	}
+	for _, e := range sc.Env {
+		if e.Value != "" && manifests.EnvValue(c, e.Name) != e.Value {
+			t.Errorf("env %s=%q, standalone %q", e.Name, manifests.EnvValue(c, e.Name), e.Value)
+		}
+	}
+	if !slices.Contains(c.Args, "--namespace="+hcp) || !slices.Contains(c.Args, "--guest-kubeconfig=/etc/guest-kubeconfig/kubeconfig") {
+		t.Errorf("args %v", c.Args)
+	}
+	if !slices.ContainsFunc(d.Spec.Template.Spec.Volumes, func(v corev1.Volume) bool {
+		return v.Secret != nil && v.Secret.SecretName == pkghosted.GuestKubeconfigSecret
+	}) || !slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool { return m.MountPath == "/etc/guest-kubeconfig" && m.ReadOnly }) {
+		t.Errorf("the guest kubeconfig Secret %s is not mounted read-only at /etc/guest-kubeconfig", pkghosted.GuestKubeconfigSecret)
+	}
+	spec := d.Spec.Template.Spec
+	if spec.ServiceAccountName != names.OperatorName || spec.PriorityClassName != pkghosted.PriorityClass ||
+		d.Spec.Template.Labels[pkghosted.LabelHostedControlPlane] != hcp || len(spec.NodeSelector) != 0 {
+		t.Errorf("serviceAccountName %q priorityClassName %q labels %v nodeSelector %v", spec.ServiceAccountName,
+			spec.PriorityClassName, d.Spec.Template.Labels, spec.NodeSelector)
+	}
+	if c.SecurityContext == nil || c.SecurityContext.ReadOnlyRootFilesystem == nil || !*c.SecurityContext.ReadOnlyRootFilesystem {
+		t.Errorf("want readOnlyRootFilesystem: true")
+	}
+}

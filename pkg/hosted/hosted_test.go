@@ -1,0 +1,265 @@
+package hosted
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"sigs.k8s.io/yaml"
+
+	"github.com/openshift/library-go/pkg/operator/resource/resourceread"
+
+	"github.com/manila-csi/manila-csi-driver-operator/assets"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
+)
+
+// Every asset is placed, so a new asset cannot slip into the hosted flavour unplaced.
+func TestEveryAssetIsPlaced(t *testing.T) {
+	for _, name := range assets.Names() {
+		if _, err := AssetClusters(name); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := AssetClusters("nope.yaml"); err == nil {
+		t.Error("an unknown asset is placed")
+	}
+}
+
+func TestPlacement(t *testing.T) {
+	p, err := NewPlacement()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		kind, name string
+		want       []Cluster
+	}{
+		{"Deployment", "openstack-manila-csi-controllerplugin", []Cluster{Management}},
+		{"PodDisruptionBudget", "manila-csi-driver-controller-pdb", []Cluster{Management}},
+		{"Service", "manila-csi-driver-controller-metrics", []Cluster{Management}},
+		{"ServiceAccount", "manila-csi-driver-controller-sa", []Cluster{Management, Guest}},
+		{"ConfigMap", "manila-csi-driver-trusted-ca-bundle", []Cluster{Management, Guest}},
+		{"ConfigMap", names.CloudCAConfigMap, []Cluster{Management, Guest}},
+		{"ConfigMap", "manila-csi-driver-runtime-config", []Cluster{Guest}},
+		{"Secret", names.DriverSecret, []Cluster{Guest}},
+		{"DaemonSet", "openstack-manila-csi-nodeplugin", []Cluster{Guest}},
+		{"DaemonSet", "csi-nodeplugin-nfsplugin", []Cluster{Guest}},
+		{"CSIDriver", names.CSIDriverName, []Cluster{Guest}},
+		{"VolumeSnapshotClass", "csi-manila-standard", []Cluster{Guest}},
+		{"ClusterRole", "manila-csi-driver-controller", []Cluster{Guest}},
+		{"Namespace", names.OperandNamespace, []Cluster{Guest}},
+		{"StorageClass", "csi-manila-anything", []Cluster{Guest}},
+		{"ServiceMonitor", "manila-csi-driver-controller-monitor", nil},
+		{"Role", "manila-csi-prometheus", nil},
+	} {
+		got, err := p.Clusters(tc.kind, tc.name)
+		if err != nil {
+			t.Errorf("%s %s: %v", tc.kind, tc.name, err)
+			continue
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s %s: %v, want %v", tc.kind, tc.name, got, tc.want)
+		}
+	}
+	if _, err := p.Clusters("Secret", names.CloudCredentialsSecret); err == nil {
+		t.Errorf("the operator's cloud credentials are placed: the operator never writes them")
+	}
+}
+
+// The guest gets no Secret but the driver secret: the operator's own clouds.yaml stays on the
+// management cluster.
+func TestGuestSecrets(t *testing.T) {
+	for _, name := range AssetsOn(Guest) {
+		data, err := assets.Vars{}.Render(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(data), "\nkind: Secret") {
+			t.Errorf("asset %s is a Secret applied to the guest", name)
+		}
+	}
+	for key, clusters := range controllerWritten {
+		if strings.HasPrefix(key, "Secret/") && key != "Secret/"+names.DriverSecret && slices.Contains(clusters, Guest) {
+			t.Errorf("%s goes to the guest", key)
+		}
+	}
+}
+
+func TestReplicas(t *testing.T) {
+	for _, tc := range []struct {
+		policy AvailabilityPolicy
+		want   int32
+		err    bool
+	}{{SingleReplica, 1, false}, {HighlyAvailable, 2, false}, {"", 0, true}, {"Tripled", 0, true}} {
+		got, err := Replicas(tc.policy)
+		if (err != nil) != tc.err || got != tc.want {
+			t.Errorf("%q: %d, %v; want %d, error %v", tc.policy, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		cp  ControlPlane
+		err string
+	}{
+		{ControlPlane{"clusters-a", HighlyAvailable}, ""},
+		{ControlPlane{"", HighlyAvailable}, "empty"},
+		{ControlPlane{names.OperandNamespace, HighlyAvailable}, "namespace of the guest"},
+		{ControlPlane{names.OperatorNamespace, SingleReplica}, "namespace of the guest"},
+		{ControlPlane{"clusters-a", ""}, "controllerAvailabilityPolicy"},
+	} {
+		err := tc.cp.Validate()
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%+v: %v, want %q", tc.cp, err, tc.err)
+		}
+	}
+}
+
+// standaloneDeployment is the controller asset as the operator reads it.
+func standaloneDeployment(t *testing.T) *appsv1.Deployment {
+	t.Helper()
+	data, err := assets.Vars{}.Render(assets.ControllerDeployment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resourceread.ReadDeploymentV1OrDie(data)
+}
+
+func container(t *testing.T, d *appsv1.Deployment, name string) corev1.Container {
+	t.Helper()
+	for _, c := range d.Spec.Template.Spec.Containers {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no container %s", name)
+	return corev1.Container{}
+}
+
+func TestControllerDeployment(t *testing.T) {
+	for _, tc := range []struct {
+		cp       ControlPlane
+		replicas int32
+	}{{ControlPlane{"clusters-a", SingleReplica}, 1}, {ControlPlane{"clusters-b", HighlyAvailable}, 2}} {
+		t.Run(tc.cp.Namespace, func(t *testing.T) {
+			before := standaloneDeployment(t)
+			d := before.DeepCopy()
+			if err := tc.cp.ControllerDeployment(d); err != nil {
+				t.Fatal(err)
+			}
+			if d.Namespace != tc.cp.Namespace || *d.Spec.Replicas != tc.replicas {
+				t.Errorf("namespace %s replicas %d", d.Namespace, *d.Spec.Replicas)
+			}
+			spec := d.Spec.Template.Spec
+			if d.Spec.Template.Labels[LabelHostedControlPlane] != tc.cp.Namespace {
+				t.Errorf("pod labels %v", d.Spec.Template.Labels)
+			}
+			if !equality.Semantic.DeepEqual(d.Spec.Selector, before.Spec.Selector) {
+				t.Errorf("the selector changed: the PDB and the metrics Service select the standalone labels")
+			}
+			if len(spec.NodeSelector) != 0 || spec.PriorityClassName != PriorityClass {
+				t.Errorf("nodeSelector %v priorityClassName %q", spec.NodeSelector, spec.PriorityClassName)
+			}
+			for _, tol := range spec.Tolerations {
+				if strings.HasPrefix(tol.Key, "node-role.kubernetes.io/") {
+					t.Errorf("toleration of the management cluster's masters: %+v", tol)
+				}
+			}
+			tolerated := sets.New[string]()
+			for _, tol := range spec.Tolerations {
+				tolerated.Insert(tol.Key + "=" + tol.Value)
+			}
+			if !tolerated.HasAll(LabelControlPlaneNode+"=true", LabelClusterNode+"="+tc.cp.Namespace) {
+				t.Errorf("tolerations %v", sets.List(tolerated))
+			}
+			na := spec.Affinity.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution
+			if len(na) != 2 || na[1].Preference.MatchExpressions[0].Values[0] != tc.cp.Namespace {
+				t.Errorf("node affinity %+v", na)
+			}
+			if spec.Affinity.PodAntiAffinity == nil {
+				t.Errorf("no anti-affinity between the replicas")
+			}
+			if !slices.ContainsFunc(spec.Volumes, func(v corev1.Volume) bool {
+				return v.Name == GuestKubeconfigVolume && v.Secret != nil && v.Secret.SecretName == GuestKubeconfigSecret
+			}) {
+				t.Errorf("no volume of Secret %s", GuestKubeconfigSecret)
+			}
+			if got := d.Annotations[proxyAnnotation]; got != "csi-driver" {
+				t.Errorf("inject-proxy %q: the sidecars must reach the guest's API server without a proxy", got)
+			}
+			for _, c := range spec.Containers {
+				guest := slices.Contains(GuestSidecars, c.Name)
+				hasKubeconfig := slices.Contains(c.Args, "--kubeconfig=/etc/hosted-kubernetes/kubeconfig")
+				hasLease := slices.Contains(c.Args, "--leader-election-namespace="+names.OperandNamespace)
+				mounted := slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool {
+					return m.Name == GuestKubeconfigVolume && m.MountPath == GuestKubeconfigDir && m.ReadOnly
+				})
+				if guest != hasKubeconfig || guest != hasLease || guest != mounted {
+					t.Errorf("container %s: guest sidecar %v, --kubeconfig %v, lease namespace %v, mounted %v", c.Name, guest, hasKubeconfig, hasLease, mounted)
+				}
+			}
+			// The driver talks to OpenStack only: nothing of it changes.
+			if !equality.Semantic.DeepEqual(container(t, d, "csi-driver"), container(t, before, "csi-driver")) {
+				t.Errorf("the driver container changed")
+			}
+			again := d.DeepCopy()
+			if err := tc.cp.ControllerDeployment(again); err != nil {
+				t.Fatal(err)
+			}
+			if !equality.Semantic.DeepEqual(again, d) {
+				t.Errorf("a second transform changes the Deployment")
+			}
+		})
+	}
+}
+
+func TestControllerDeploymentRefuses(t *testing.T) {
+	for name, change := range map[string]func(*appsv1.Deployment){
+		"another namespace": func(d *appsv1.Deployment) { d.Namespace = "elsewhere" },
+		"no resizer": func(d *appsv1.Deployment) {
+			d.Spec.Template.Spec.Containers = slices.DeleteFunc(d.Spec.Template.Spec.Containers, func(c corev1.Container) bool { return c.Name == "csi-resizer" })
+		},
+	} {
+		d := standaloneDeployment(t)
+		change(d)
+		if err := (ControlPlane{"clusters-a", SingleReplica}).ControllerDeployment(d); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if err := (ControlPlane{"clusters-a", ""}).ControllerDeployment(standaloneDeployment(t)); err == nil {
+		t.Errorf("no availability policy: no error")
+	}
+}
+
+func TestCheckConfig(t *testing.T) {
+	for _, tc := range []struct {
+		extraMounts string
+		err         bool
+	}{
+		{"", false},
+		{"- propagation: [openstack-manila-csi-nodeplugin]\n  volumes: [{name: a, configMap: {name: a}}]\n  mounts: [{name: a, mountPath: /a}]", false},
+		{"- propagation: [Node]\n  volumes: [{name: a, configMap: {name: a}}]\n  mounts: [{name: a, mountPath: /a}]", false},
+		{"- propagation: [Controller]\n  volumes: [{name: a, configMap: {name: a}}]\n  mounts: [{name: a, mountPath: /a}]", true},
+		{"- propagation: [openstack-manila-csi-controllerplugin]\n  volumes: [{name: a, configMap: {name: a}}]\n  mounts: [{name: a, mountPath: /a}]", true},
+		{"- propagation: [All]\n  volumes: [{name: a, hostPath: {path: /}}]\n  mounts: [{name: a, mountPath: /a}]", true},
+	} {
+		cfg := &operatorconfig.Config{}
+		if tc.extraMounts != "" {
+			if err := yaml.Unmarshal([]byte(tc.extraMounts), &cfg.ExtraMounts); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := CheckConfig(cfg); (err != nil) != tc.err {
+			t.Errorf("%q: %v, want error %v", tc.extraMounts, err, tc.err)
+		}
+	}
+	if err := CheckConfig(nil); err != nil {
+		t.Errorf("no config: %v", err)
+	}
+}

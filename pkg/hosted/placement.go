@@ -1,0 +1,159 @@
+// Package hosted is the hosted-control-plane (HyperShift) flavour of the operand: which cluster each
+// object lives in, and the pure transforms that turn the standalone controller Deployment and the
+// management-side objects into their hosted form. It reads no cluster; docs/hosted.md is the design.
+package hosted
+
+import (
+	"fmt"
+	"slices"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/manila-csi/manila-csi-driver-operator/assets"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/exportlocation"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+)
+
+// Cluster is where an object lives in the hosted flavour.
+type Cluster string
+
+const (
+	// Management is the management cluster, in the hosted control plane's namespace.
+	Management Cluster = "management"
+	// Guest is the hosted (guest) cluster, in the namespaces the standalone operator uses.
+	Guest Cluster = "guest"
+)
+
+// Fixed names of the hosted flavour, as HyperShift and csi-operator's hosted Manila driver use them.
+const (
+	// GuestKubeconfigSecret is HyperShift's Secret in the HCP namespace with a kubeconfig of the guest's
+	// kube-apiserver reachable on the management cluster's service network (key "kubeconfig").
+	GuestKubeconfigSecret = "service-network-admin-kubeconfig"
+	// GuestKubeconfigDir is where the controller's sidecars find it.
+	GuestKubeconfigDir = "/etc/hosted-kubernetes"
+	// GuestKubeconfigVolume is the controller pod's volume of that Secret.
+	GuestKubeconfigVolume = "hosted-kubeconfig"
+	// CloudConfigMap is the HCP namespace's ConfigMap with the OpenStack CA (key ca-bundle.pem): the
+	// hosted counterpart of openshift-config/cloud-provider-config.
+	CloudConfigMap = "openstack-cloud-config"
+
+	// LabelHostedControlPlane marks every pod of a hosted control plane with its namespace.
+	LabelHostedControlPlane = "hypershift.openshift.io/hosted-control-plane"
+	// LabelControlPlaneNode and LabelClusterNode are the management nodes' labels (and taints)
+	// reserved for control planes, and for this hosted cluster's control plane.
+	LabelControlPlaneNode = "hypershift.openshift.io/control-plane"
+	LabelClusterNode      = "hypershift.openshift.io/cluster"
+	// PriorityClass is HyperShift's priority class of control-plane pods.
+	PriorityClass = "hypershift-control-plane"
+)
+
+// assetClusters places every operand asset. An asset with no cluster is not applied in the hosted
+// flavour; docs/hosted.md says why for each row.
+var assetClusters = map[string][]Cluster{
+	// HyperShift creates the HCP namespace; the guest needs the operand namespace.
+	assets.Namespace: {Guest},
+	// The controller pods run as it on the management cluster; in the guest it is the identity the
+	// sidecars' least-privilege guest kubeconfig names, and the controller roles are bound to it.
+	assets.ControllerServiceAccount: {Management, Guest},
+	assets.NodeServiceAccount:       {Guest},
+	// The sidecars act on the guest's claims, volumes, snapshots and leases, and read its driver secret.
+	assets.ControllerRole:             {Guest},
+	assets.ControllerBinding:          {Guest},
+	assets.ControllerNamespaceRole:    {Guest},
+	assets.ControllerNamespaceBinding: {Guest},
+	// They let the guest's prometheus-k8s discover the metrics Service, which is not in the guest.
+	assets.PrometheusRole:    nil,
+	assets.PrometheusBinding: nil,
+	assets.NodeRole:          {Guest},
+	assets.NodeBinding:       {Guest},
+	// Beside the controller pods it selects.
+	assets.MetricsService: {Management},
+	// Each cluster's network operator fills its own; the controller mounts one, the node plugins the other.
+	assets.TrustedCABundle: {Management, Guest},
+	assets.ControllerPDB:   {Management},
+
+	assets.CSIDriver:            {Guest},
+	assets.ControllerDeployment: {Management},
+	assets.NodeDaemonSet:        {Guest},
+	assets.NFSNodeDaemonSet:     {Guest},
+	assets.VolumeSnapshotClass:  {Guest},
+	// As csi-operator's hosted flavour: the management cluster's monitoring is HyperShift's to set up.
+	assets.ServiceMonitor: nil,
+}
+
+// controllerWritten places the objects the operator's own controllers write (not assets).
+var controllerWritten = map[string][]Cluster{
+	// The controller's driver reads it on the management cluster, the node plugins' in the guest.
+	"ConfigMap/" + names.CloudCAConfigMap: {Management, Guest},
+	// Only the node plugins mount it.
+	"ConfigMap/" + exportlocation.ConfigMapName: {Guest},
+	// The provisioner reads it through the guest kubeconfig, the kubelet hands it to the node plugins.
+	"Secret/" + names.DriverSecret: {Guest},
+}
+
+// AssetClusters returns the clusters an operand asset is applied to (none: not applied when hosted).
+func AssetClusters(asset string) ([]Cluster, error) {
+	c, ok := assetClusters[asset]
+	if !ok {
+		return nil, fmt.Errorf("asset %q has no place in the hosted flavour", asset)
+	}
+	return slices.Clone(c), nil
+}
+
+// AssetsOn returns the assets applied to cluster, in assets.Names() order.
+func AssetsOn(cluster Cluster) []string {
+	var out []string
+	for _, name := range assets.Names() {
+		if slices.Contains(assetClusters[name], cluster) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// Placement tells where each object the standalone operator applies goes when hosted, by kind and name.
+type Placement struct {
+	byObject map[string][]Cluster
+}
+
+// NewPlacement reads the kind and name of every asset, so objects are placed as their assets are.
+func NewPlacement() (*Placement, error) {
+	p := &Placement{byObject: map[string][]Cluster{}}
+	for _, name := range assets.Names() {
+		data, err := assets.Vars{}.Render(name)
+		if err != nil {
+			return nil, err
+		}
+		var head struct {
+			Kind     string `json:"kind"`
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+		}
+		if err := yaml.Unmarshal(data, &head); err != nil {
+			return nil, fmt.Errorf("asset %s: %w", name, err)
+		}
+		clusters, err := AssetClusters(name)
+		if err != nil {
+			return nil, err
+		}
+		p.byObject[head.Kind+"/"+head.Metadata.Name] = clusters
+	}
+	for key, clusters := range controllerWritten {
+		p.byObject[key] = clusters
+	}
+	return p, nil
+}
+
+// Clusters returns where the object of kind and name goes; every StorageClass goes to the guest,
+// whose claims name it. An object the flavour does not know is an error, never a guess.
+func (p *Placement) Clusters(kind, name string) ([]Cluster, error) {
+	if kind == "StorageClass" {
+		return []Cluster{Guest}, nil
+	}
+	c, ok := p.byObject[kind+"/"+name]
+	if !ok {
+		return nil, fmt.Errorf("%s %s has no place in the hosted flavour", kind, name)
+	}
+	return slices.Clone(c), nil
+}
