@@ -7,7 +7,7 @@
 # skips (a skipped test proves nothing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SHARDS=${INTEGRATION_SHARDS:-2}
+SHARDS=${INTEGRATION_SHARDS:-3}
 GO=${GO:-go}
 PKG=./test/integration/
 
