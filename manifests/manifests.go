@@ -47,7 +47,7 @@ func Files() ([]File, error) {
 		if err != nil {
 			return nil, err
 		}
-		objs, err := decode(string(data))
+		objs, err := Decode(string(data))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
@@ -69,7 +69,8 @@ func Objects() ([]*unstructured.Unstructured, error) {
 	return out, nil
 }
 
-func decode(data string) ([]*unstructured.Unstructured, error) {
+// Decode returns the objects of a stream of YAML or JSON documents, skipping empty ones.
+func Decode(data string) ([]*unstructured.Unstructured, error) {
 	dec := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(data), 4096)
 	var out []*unstructured.Unstructured
 	for {

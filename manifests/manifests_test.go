@@ -2,6 +2,7 @@ package manifests
 
 import (
 	"fmt"
+	"github.com/manila-csi/manila-csi-driver-operator/manifests/rbaccheck"
 	"regexp"
 	"slices"
 	"strings"
@@ -9,7 +10,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
@@ -60,22 +60,15 @@ func TestCVOShape(t *testing.T) {
 	}
 }
 
-type roleRules struct {
-	kind, namespace, name string
-	rules                 []rbacv1.PolicyRule
-}
+type roleRules = rbaccheck.Role
 
 func rbacObjects(t *testing.T, objs []*unstructured.Unstructured) []roleRules {
-	var out []roleRules
-	for _, o := range objs {
-		switch o.GetKind() {
-		case "ClusterRole":
-			out = append(out, roleRules{"ClusterRole", "", o.GetName(), convert(t, o, &rbacv1.ClusterRole{}).Rules})
-		case "Role":
-			out = append(out, roleRules{"Role", o.GetNamespace(), o.GetName(), convert(t, o, &rbacv1.Role{}).Rules})
-		}
+	t.Helper()
+	roles, err := rbaccheck.Roles(objs)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	return roles
 }
 
 // operatorRoles returns the roles bound to the operator's ServiceAccount (not, e.g., the one that lets
@@ -85,37 +78,11 @@ func operatorRoles(t *testing.T) []roleRules {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bound := map[string]bool{}
-	for _, o := range objs {
-		var ref rbacv1.RoleRef
-		var subjects []rbacv1.Subject
-		switch o.GetKind() {
-		case "ClusterRoleBinding":
-			b := convert(t, o, &rbacv1.ClusterRoleBinding{})
-			ref, subjects = b.RoleRef, b.Subjects
-		case "RoleBinding":
-			b := convert(t, o, &rbacv1.RoleBinding{})
-			ref, subjects = b.RoleRef, b.Subjects
-		default:
-			continue
-		}
-		if slices.ContainsFunc(subjects, func(s rbacv1.Subject) bool {
-			return s.Kind == "ServiceAccount" && s.Name == "manila-csi-driver-operator" && s.Namespace == "openshift-cluster-csi-drivers"
-		}) {
-			ns := o.GetNamespace()
-			if ref.Kind == "ClusterRole" {
-				ns = ""
-			}
-			bound[ref.Kind+"/"+ns+"/"+ref.Name] = true
-		}
+	roles, err := rbaccheck.BoundTo(objs, "openshift-cluster-csi-drivers", "manila-csi-driver-operator")
+	if err != nil {
+		t.Fatal(err)
 	}
-	var out []roleRules
-	for _, r := range rbacObjects(t, objs) {
-		if bound[r.kind+"/"+r.namespace+"/"+r.name] {
-			out = append(out, r)
-		}
-	}
-	return out
+	return roles
 }
 
 // Least privilege: no wildcard, no cluster-wide Secret access, escalate and bind only by name.
@@ -125,14 +92,14 @@ func TestRBACLeastPrivilege(t *testing.T) {
 		t.Fatalf("found %d roles in the manifests", len(roles))
 	}
 	for _, r := range roles {
-		for i, rule := range r.rules {
-			where := fmt.Sprintf("%s %s/%s rule %d", r.kind, r.namespace, r.name, i)
+		for i, rule := range r.Rules {
+			where := fmt.Sprintf("%s %s/%s rule %d", r.Kind, r.Namespace, r.Name, i)
 			for _, list := range [][]string{rule.APIGroups, rule.Resources, rule.Verbs, rule.ResourceNames, rule.NonResourceURLs} {
 				if slices.ContainsFunc(list, func(s string) bool { return strings.Contains(s, "*") }) {
 					t.Errorf("%s: wildcard in %v", where, list)
 				}
 			}
-			if r.kind == "ClusterRole" && slices.Contains(rule.APIGroups, "") && slices.Contains(rule.Resources, "secrets") {
+			if r.Kind == "ClusterRole" && slices.Contains(rule.APIGroups, "") && slices.Contains(rule.Resources, "secrets") {
 				t.Errorf("%s: cluster-wide Secret access", where)
 			}
 			for _, verb := range []string{"escalate", "bind", "impersonate"} {
@@ -179,37 +146,18 @@ func TestOperatorHoldsWhatOperandRolesGrant(t *testing.T) {
 		t.Fatalf("found %d operand roles", len(operandRoles))
 	}
 	for _, r := range operandRoles {
-		for _, rule := range r.rules {
+		for _, rule := range r.Rules {
 			for _, g := range rule.APIGroups {
 				for _, res := range rule.Resources {
 					for _, verb := range rule.Verbs {
-						if !holds(held, r.namespace, g, res, verb, rule.ResourceNames) {
-							t.Errorf("%s %s/%s grants %s %q/%s that the operator does not hold", r.kind, r.namespace, r.name, verb, g, res)
+						if !rbaccheck.Holds(held, r.Namespace, g, res, verb, rule.ResourceNames) {
+							t.Errorf("%s %s/%s grants %s %q/%s that the operator does not hold", r.Kind, r.Namespace, r.Name, verb, g, res)
 						}
 					}
 				}
 			}
 		}
 	}
-}
-
-// holds tells whether the roles grant verb on the resource, for every one of names (any name when
-// names is empty), as the kube-apiserver's escalation check asks.
-func holds(roles []roleRules, namespace, group, resource, verb string, names []string) bool {
-	for _, r := range roles {
-		if r.kind == "Role" && (namespace == "" || r.namespace != namespace) {
-			continue
-		}
-		for _, rule := range r.rules {
-			coversNames := len(rule.ResourceNames) == 0 ||
-				len(names) > 0 && !slices.ContainsFunc(names, func(n string) bool { return !slices.Contains(rule.ResourceNames, n) })
-			if coversNames && slices.Contains(rule.APIGroups, group) &&
-				slices.Contains(rule.Resources, resource) && slices.Contains(rule.Verbs, verb) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // The Deployment can start with a read-only root: a writable emptyDir at TMPDIR, where controllercmd

@@ -1,6 +1,7 @@
 package manifests
 
 import (
+	"github.com/manila-csi/manila-csi-driver-operator/manifests/rbaccheck"
 	"slices"
 	"strconv"
 	"strings"
@@ -139,13 +140,13 @@ func TestMetricsRBAC(t *testing.T) {
 			continue
 		}
 		for _, r := range rbacObjects(t, objs) {
-			if r.kind != b.RoleRef.Kind || r.name != b.RoleRef.Name || r.namespace != svcNamespace {
+			if r.Kind != b.RoleRef.Kind || r.Name != b.RoleRef.Name || r.Namespace != svcNamespace {
 				continue
 			}
 			discover = true
 			for _, res := range []string{"services", "endpoints", "pods"} {
 				for _, verb := range []string{"get", "list", "watch"} {
-					if !holds([]roleRules{r}, svcNamespace, "", res, verb, nil) {
+					if !rbaccheck.Holds([]roleRules{r}, svcNamespace, "", res, verb, nil) {
 						t.Errorf("prometheus-k8s may not %s %s in %s", verb, res, svcNamespace)
 					}
 				}
@@ -157,7 +158,7 @@ func TestMetricsRBAC(t *testing.T) {
 	}
 	operator := operatorRoles(t)
 	for group, res := range map[string]string{"authentication.k8s.io": "tokenreviews", "authorization.k8s.io": "subjectaccessreviews"} {
-		if !holds(operator, "", group, res, "create", nil) {
+		if !rbaccheck.Holds(operator, "", group, res, "create", nil) {
 			t.Errorf("the operator may not create %s, which the metrics endpoint's delegated auth needs", res)
 		}
 	}

@@ -6,11 +6,11 @@ package hosted
 import (
 	_ "embed"
 	"fmt"
-	"io"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/manila-csi/manila-csi-driver-operator/manifests"
 )
 
 var (
@@ -28,26 +28,10 @@ func Management(namespace string) ([]*unstructured.Unstructured, error) {
 	if namespace == "" {
 		return nil, fmt.Errorf("the hosted control plane's namespace is empty")
 	}
-	return decode(strings.ReplaceAll(management, NamespacePlaceholder, namespace))
+	return manifests.Decode(strings.ReplaceAll(management, NamespacePlaceholder, namespace))
 }
 
 // Guest returns the guest cluster's objects.
 func Guest() ([]*unstructured.Unstructured, error) {
-	return decode(guest)
-}
-
-func decode(data string) ([]*unstructured.Unstructured, error) {
-	dec := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(data), 4096)
-	var out []*unstructured.Unstructured
-	for {
-		obj := &unstructured.Unstructured{}
-		if err := dec.Decode(&obj.Object); err == io.EOF {
-			return out, nil
-		} else if err != nil {
-			return nil, err
-		}
-		if len(obj.Object) > 0 {
-			out = append(out, obj)
-		}
-	}
+	return manifests.Decode(guest)
 }

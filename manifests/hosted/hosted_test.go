@@ -2,13 +2,13 @@ package hosted
 
 import (
 	"fmt"
+	"github.com/manila-csi/manila-csi-driver-operator/manifests/rbaccheck"
 	"slices"
 	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
@@ -44,58 +44,25 @@ func mustObjects(t *testing.T) (mgmt, guest []*unstructured.Unstructured) {
 	return mgmt, guest
 }
 
-type roleRules struct {
-	kind, namespace, name string
-	rules                 []rbacv1.PolicyRule
-}
+type roleRules = rbaccheck.Role
 
 // boundRoles returns the roles bound to the ServiceAccount namespace/name among objs.
 func boundRoles(t *testing.T, objs []*unstructured.Unstructured, namespace, name string) []roleRules {
 	t.Helper()
-	bound := map[string]bool{}
-	for _, o := range objs {
-		var ref rbacv1.RoleRef
-		var subjects []rbacv1.Subject
-		switch o.GetKind() {
-		case "ClusterRoleBinding":
-			b := convert(t, o, &rbacv1.ClusterRoleBinding{})
-			ref, subjects = b.RoleRef, b.Subjects
-		case "RoleBinding":
-			b := convert(t, o, &rbacv1.RoleBinding{})
-			ref, subjects = b.RoleRef, b.Subjects
-		default:
-			continue
-		}
-		if slices.ContainsFunc(subjects, func(s rbacv1.Subject) bool {
-			return s.Kind == "ServiceAccount" && s.Name == name && s.Namespace == namespace
-		}) {
-			ns := o.GetNamespace()
-			if ref.Kind == "ClusterRole" {
-				ns = ""
-			}
-			bound[ref.Kind+"/"+ns+"/"+ref.Name] = true
-		}
+	roles, err := rbaccheck.BoundTo(objs, namespace, name)
+	if err != nil {
+		t.Fatal(err)
 	}
-	var out []roleRules
-	for _, r := range rbacObjects(t, objs) {
-		if bound[r.kind+"/"+r.namespace+"/"+r.name] {
-			out = append(out, r)
-		}
-	}
-	return out
+	return roles
 }
 
 func rbacObjects(t *testing.T, objs []*unstructured.Unstructured) []roleRules {
-	var out []roleRules
-	for _, o := range objs {
-		switch o.GetKind() {
-		case "ClusterRole":
-			out = append(out, roleRules{"ClusterRole", "", o.GetName(), convert(t, o, &rbacv1.ClusterRole{}).Rules})
-		case "Role":
-			out = append(out, roleRules{"Role", o.GetNamespace(), o.GetName(), convert(t, o, &rbacv1.Role{}).Rules})
-		}
+	t.Helper()
+	roles, err := rbaccheck.Roles(objs)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	return roles
 }
 
 // The management side is confined to the HCP namespace; every object is the operator's own.
@@ -130,8 +97,8 @@ func TestRBACLeastPrivilege(t *testing.T) {
 			t.Fatalf("%s: no role bound to the operator", side)
 		}
 		for _, r := range roles {
-			for i, rule := range r.rules {
-				where := fmt.Sprintf("%s: %s %s/%s rule %d", side, r.kind, r.namespace, r.name, i)
+			for i, rule := range r.Rules {
+				where := fmt.Sprintf("%s: %s %s/%s rule %d", side, r.Kind, r.Namespace, r.Name, i)
 				for _, list := range [][]string{rule.APIGroups, rule.Resources, rule.Verbs, rule.ResourceNames, rule.NonResourceURLs} {
 					if slices.ContainsFunc(list, func(s string) bool { return strings.Contains(s, "*") }) {
 						t.Errorf("%s: wildcard in %v", where, list)
@@ -139,11 +106,11 @@ func TestRBACLeastPrivilege(t *testing.T) {
 				}
 				secrets := slices.Contains(rule.APIGroups, "") && slices.Contains(rule.Resources, "secrets")
 				switch {
-				case secrets && r.kind == "ClusterRole":
+				case secrets && r.Kind == "ClusterRole":
 					t.Errorf("%s: cluster-wide Secret access", where)
 				case secrets && side == "management" && len(rule.ResourceNames) == 0:
 					t.Errorf("%s: Secrets of the HCP namespace without resourceNames", where)
-				case secrets && side == "guest" && r.namespace != names.OperandNamespace:
+				case secrets && side == "guest" && r.Namespace != names.OperandNamespace:
 					t.Errorf("%s: Secrets outside the operand namespace", where)
 				}
 				for _, verb := range []string{"escalate", "bind", "impersonate"} {
@@ -204,37 +171,18 @@ func TestOperatorHoldsWhatGuestOperandRolesGrant(t *testing.T) {
 		t.Fatalf("found %d guest operand roles", len(roles))
 	}
 	for _, r := range roles {
-		for _, rule := range r.rules {
+		for _, rule := range r.Rules {
 			for _, g := range rule.APIGroups {
 				for _, res := range rule.Resources {
 					for _, verb := range rule.Verbs {
-						if !holds(held, r.namespace, g, res, verb, rule.ResourceNames) {
-							t.Errorf("%s %s/%s grants %s %q/%s that the operator does not hold in the guest", r.kind, r.namespace, r.name, verb, g, res)
+						if !rbaccheck.Holds(held, r.Namespace, g, res, verb, rule.ResourceNames) {
+							t.Errorf("%s %s/%s grants %s %q/%s that the operator does not hold in the guest", r.Kind, r.Namespace, r.Name, verb, g, res)
 						}
 					}
 				}
 			}
 		}
 	}
-}
-
-// holds tells whether the roles grant verb on the resource, for every one of names (any name when
-// names is empty), as the kube-apiserver's escalation check asks.
-func holds(roles []roleRules, namespace, group, resource, verb string, names []string) bool {
-	for _, r := range roles {
-		if r.kind == "Role" && (namespace == "" || r.namespace != namespace) {
-			continue
-		}
-		for _, rule := range r.rules {
-			coversNames := len(rule.ResourceNames) == 0 ||
-				len(names) > 0 && !slices.ContainsFunc(names, func(n string) bool { return !slices.Contains(rule.ResourceNames, n) })
-			if coversNames && slices.Contains(rule.APIGroups, group) &&
-				slices.Contains(rule.Resources, resource) && slices.Contains(rule.Verbs, verb) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // The hosted operator Deployment runs the standalone one's images and process settings, with the
