@@ -9,6 +9,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
@@ -157,4 +159,23 @@ func (cp ControlPlane) affinity(selector *metav1.LabelSelector) *corev1.Affinity
 			Weight: 100, PodAffinityTerm: corev1.PodAffinityTerm{TopologyKey: corev1.LabelHostname, LabelSelector: selector.DeepCopy()}}}}
 	}
 	return a
+}
+
+// ManagementAssets renders, from the standalone assets, their management-side copies: the same
+// object in the HCP namespace. It refuses an asset that is not namespaced in the operand namespace.
+func (cp ControlPlane) ManagementAssets(render func(string) ([]byte, error)) func(string) ([]byte, error) {
+	return func(name string) ([]byte, error) {
+		data, err := render(name)
+		if err != nil {
+			return nil, err
+		}
+		obj := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal(data, &obj.Object); err != nil {
+			return nil, fmt.Errorf("asset %s: %w", name, err)
+		}
+		if err := cp.ToManagement(obj); err != nil {
+			return nil, fmt.Errorf("asset %s: %w", name, err)
+		}
+		return yaml.Marshal(obj.Object)
+	}
 }

@@ -35,7 +35,7 @@ const (
 	GuestKubeconfigVolume = "hosted-kubeconfig"
 	// CloudConfigMap is the HCP namespace's ConfigMap with the OpenStack CA (key ca-bundle.pem): the
 	// hosted counterpart of openshift-config/cloud-provider-config.
-	CloudConfigMap = "openstack-cloud-config"
+	CloudConfigMap = names.HostedCloudConfigMap
 
 	// LabelHostedControlPlane marks every pod of a hosted control plane with its namespace.
 	LabelHostedControlPlane = "hypershift.openshift.io/hosted-control-plane"

@@ -26,8 +26,21 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 )
 
-// clients are the API clients and informer factories shared by all controllers.
+// clients are the API clients and informer factories shared by all controllers. Standalone there is
+// one cluster. Hosted, every field but the management ones below is of the guest cluster (the
+// ClusterCSIDriver, the guest's operand, its classes), and the management ones are of the hosted
+// control plane's namespace on the management cluster (docs/hosted.md).
 type clients struct {
+	layout names.Layout
+	// mgmtKube and mgmtDynamic are of the cluster where layout's namespaces are; standalone, kube's.
+	mgmtKube    kubernetes.Interface
+	mgmtDynamic dynamic.Interface
+	// mgmtInformers has informers of layout's namespaces; standalone, it is kubeInformers.
+	mgmtInformers v1helpers.KubeInformersForNamespaces
+	// metricsCert caches the metrics serving certificate only, hosted (the HCP namespace's Secrets are
+	// the whole control plane's); standalone the operand namespace's Secret informer serves.
+	metricsCert informers.SharedInformerFactory
+
 	kube          kubernetes.Interface
 	dynamic       dynamic.Interface
 	apiext        apiextclient.Interface
@@ -51,32 +64,38 @@ type clients struct {
 	credentials informers.SharedInformerFactory
 }
 
-func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
+// newClients builds the clients of one cluster from cc (standalone), or of the guest from guestConfig
+// and of the management cluster from cc (hosted: guestConfig set, hcp the HCP namespace).
+func newClients(cc *controllercmd.ControllerContext, guestConfig *rest.Config, hcp string) (*clients, error) {
 	var clk clock.PassiveClock = clock.RealClock{}
 	if cc.Clock != nil {
 		clk = cc.Clock
 	}
-	kube, err := kubernetes.NewForConfig(withRateLimits(cc.ProtoKubeConfig))
+	kubeConfig, protoKubeConfig := cc.KubeConfig, cc.ProtoKubeConfig
+	if guestConfig != nil {
+		kubeConfig, protoKubeConfig = guestConfig, protobuf(guestConfig)
+	}
+	kube, err := kubernetes.NewForConfig(withRateLimits(protoKubeConfig))
 	if err != nil {
 		return nil, err
 	}
-	dyn, err := dynamic.NewForConfig(cc.KubeConfig)
+	dyn, err := dynamic.NewForConfig(kubeConfig)
 	if err != nil {
 		return nil, err
 	}
-	config, err := configclient.NewForConfig(cc.KubeConfig)
+	config, err := configclient.NewForConfig(kubeConfig)
 	if err != nil {
 		return nil, err
 	}
-	apiext, err := apiextclient.NewForConfig(cc.KubeConfig)
+	apiext, err := apiextclient.NewForConfig(kubeConfig)
 	if err != nil {
 		return nil, err
 	}
-	operatorTyped, err := operatorclient.NewForConfig(cc.KubeConfig)
+	operatorTyped, err := operatorclient.NewForConfig(kubeConfig)
 	if err != nil {
 		return nil, err
 	}
-	operatorClient, dynamicInformers, err := newOperatorClient(clk, cc.KubeConfig)
+	operatorClient, dynamicInformers, err := newOperatorClient(clk, kubeConfig)
 	if err != nil {
 		return nil, fmt.Errorf("ClusterCSIDriver client: %w", err)
 	}
@@ -92,12 +111,35 @@ func newClients(cc *controllercmd.ControllerContext) (*clients, error) {
 		configInformer:    configinformers.NewSharedInformerFactory(config, resync),
 		operatorInformer:  operatorinformers.NewSharedInformerFactory(operatorTyped, resync),
 		installConfig:     informercache.Named(kube, machinenetwork.InstallConfigNamespace, machinenetwork.InstallConfigName),
-		credentials:       informercache.Named(kube, names.OperatorNamespace, names.CloudCredentialsSecret),
 		operatorClient:    operatorClient,
 		clusterCSIDrivers: operatorTyped.OperatorV1().ClusterCSIDrivers(),
 		clock:             clk,
+		layout:            names.Standalone(),
+		mgmtKube:          kube,
+		mgmtDynamic:       dyn,
+		mgmtInformers:     kubeInformers,
 	}
+	var mgmtFactories []informers.SharedInformerFactory
+	if guestConfig != nil {
+		c.layout = names.Hosted(hcp)
+		if c.mgmtKube, err = kubernetes.NewForConfig(withRateLimits(cc.ProtoKubeConfig)); err != nil {
+			return nil, err
+		}
+		if c.mgmtDynamic, err = dynamic.NewForConfig(cc.KubeConfig); err != nil {
+			return nil, err
+		}
+		c.mgmtInformers = informercache.KubeForNamespaces(c.mgmtKube, hcp)
+		c.metricsCert = informercache.Named(c.mgmtKube, hcp, MetricsCertSecret)
+		mgmtFactories = append(mgmtFactories, c.metricsCert)
+	}
+	c.credentials = informercache.Named(c.mgmtKube, c.layout.CredentialsNamespace, names.CloudCredentialsSecret)
 	c.start = func(stop <-chan struct{}) {
+		if c.layout.Hosted {
+			c.mgmtInformers.Start(stop)
+		}
+		for _, f := range mgmtFactories {
+			f.Start(stop)
+		}
 		c.kubeInformers.Start(stop)
 		c.owned.Start(stop)
 		c.configInformer.Start(stop)
@@ -119,6 +161,14 @@ func (c *clients) crdInformerFor(name string) apiextv1informers.CustomResourceDe
 	}))
 	c.crdInformers = append(c.crdInformers, f)
 	return f.Apiextensions().V1().CustomResourceDefinitions()
+}
+
+// protobuf asks for protobuf where the API has it, as controllercmd's ProtoKubeConfig does.
+func protobuf(cfg *rest.Config) *rest.Config {
+	c := rest.CopyConfig(cfg)
+	c.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	c.ContentType = "application/vnd.kubernetes.protobuf"
+	return c
 }
 
 // withRateLimits raises client-go's default 5 QPS, at which a cloud with a thousand share types

@@ -16,10 +16,14 @@ import (
 
 // newRecorder returns the recorder every controller derives its own from: one event broadcaster for
 // all of them. Events are about the operator's Deployment, found from its pod (POD_NAME) as
-// controllercmd does; outside a pod they are about the Deployment the manifests name.
-func newRecorder(ctx context.Context, kube kubernetes.Interface, component string, clk clock.PassiveClock) *eventrecorder.Recorder {
+// controllercmd does; outside a pod they are about the Deployment the manifests name. Hosted, kube is
+// the guest's, whose admin looks in the operator namespace there: they are about the Deployment the
+// standalone manifests name (the pod is in the management cluster, which the guest cannot refer to).
+func newRecorder(ctx context.Context, kube kubernetes.Interface, component string, clk clock.PassiveClock, hosted bool) *eventrecorder.Recorder {
 	about := &corev1.ObjectReference{Kind: "Deployment", APIVersion: "apps/v1", Namespace: names.OperatorNamespace, Name: names.OperatorName}
-	if os.Getenv("POD_NAME") != "" {
+	switch {
+	case hosted:
+	case os.Getenv("POD_NAME") != "":
 		ref, err := events.GetControllerReferenceForCurrentPod(ctx, kube, names.OperatorNamespace, nil)
 		if err != nil {
 			klog.Warningf("Finding the operator's Deployment from its pod, for events: %v", err)

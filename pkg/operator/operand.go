@@ -3,6 +3,7 @@ package operator
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 
 	opv1 "github.com/openshift/api/operator/v1"
@@ -21,19 +22,23 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/assets"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/workloadselector"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/hosted"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
 
 const (
 	snapshotClassCRD = "volumesnapshotclasses.snapshot.storage.k8s.io"
 
-	staticResourcesController     = "ManilaDriverStaticResourcesController"
-	controllerServiceController   = "ManilaDriverControllerServiceController"
-	nodeServiceController         = "ManilaDriverNodeServiceController"
-	nfsNodeServiceController      = "NFSDriverNodeServiceController"
-	configObserverController      = "ManilaDriverCSIConfigObserverController"
-	volumeSnapshotClassController = "VolumeSnapshotClassController"
-	serviceMonitorController      = "ServiceMonitorController"
+	staticResourcesController   = "ManilaDriverStaticResourcesController"
+	controllerServiceController = "ManilaDriverControllerServiceController"
+	nodeServiceController       = "ManilaDriverNodeServiceController"
+	nfsNodeServiceController    = "NFSDriverNodeServiceController"
+	configObserverController    = "ManilaDriverCSIConfigObserverController"
+	// controlPlaneStaticResourcesController applies, hosted, the controller's static objects in the
+	// management cluster.
+	controlPlaneStaticResourcesController = "ManilaDriverControlPlaneStaticResourcesController"
+	volumeSnapshotClassController         = "VolumeSnapshotClassController"
+	serviceMonitorController              = "ServiceMonitorController"
 )
 
 // operandControllers install and keep the Manila and NFS CSI drivers: library-go's CSI controller set
@@ -42,7 +47,10 @@ const (
 // controller for the NFS node DaemonSet, and our workload selector controller. All of library-go's run
 // on library-go's own schedule: on events of their informers and every minute (their ResyncEvery).
 type operandControllers struct {
-	set            *csicontrollerset.CSIControllerSet
+	set *csicontrollerset.CSIControllerSet
+	// controlPlane, hosted only, is the controller's side in the management cluster: its static
+	// objects and the controller Deployment.
+	controlPlane   *csicontrollerset.CSIControllerSet
 	nfsNode        factory.Controller
 	selectors      factory.Controller
 	operatorClient v1helpers.OperatorClient
@@ -53,10 +61,18 @@ type operandControllers struct {
 
 func newOperandControllers(c *clients, recorder events.Recorder, render resourceapply.AssetFunc, mounts hooks.Mounts) *operandControllers {
 	operandInformers := c.kubeInformers.InformersFor(names.OperandNamespace)
-	w := NewWorkloadHooks(WorkloadInputs{
+	inputs := WorkloadInputs{
 		OperandConfigMaps: operandInformers.Core().V1().ConfigMaps(), OperandSecrets: operandInformers.Core().V1().Secrets(),
 		Nodes: c.kubeInformers.InformersFor("").Core().V1().Nodes(), Mounts: mounts,
-	})
+	}
+	if c.layout.Hosted {
+		// csi-operator's hosted Manila controller runs one replica; HyperShift's availability policy
+		// is not read yet (docs/hosted.md).
+		inputs.Hosted = &hosted.ControlPlane{Namespace: c.layout.ControllerNamespace, Availability: hosted.SingleReplica}
+		inputs.ControllerConfigMaps = c.mgmtInformers.InformersFor(c.layout.ControllerNamespace).Core().V1().ConfigMaps()
+		inputs.ControllerSecrets = c.metricsCert.Core().V1().Secrets()
+	}
+	w := NewWorkloadHooks(inputs)
 	nodeManifest, nfsManifest, controllerManifest := mustRender(render, assets.NodeDaemonSet), mustRender(render, assets.NFSNodeDaemonSet), mustRender(render, assets.ControllerDeployment)
 
 	// The static resources' informers: the operand namespace's, and for the cluster-scoped objects
@@ -70,34 +86,59 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 	}
 	never := func() bool { return false }
 
+	guestStatic := append(assets.StaticResources(), assets.CSIDriver)
+	if c.layout.Hosted {
+		guestStatic = onCluster(guestStatic, hosted.Guest)
+	}
 	set := csicontrollerset.NewCSIControllerSet(c.operatorClient, recorder).
-		WithStaticResourcesController(staticResourcesController, c.kube, c.dynamic, static, render,
-			append(assets.StaticResources(), assets.CSIDriver)).
+		WithStaticResourcesController(staticResourcesController, c.kube, c.dynamic, static, render, guestStatic).
 		// Created while the snapshot CRD exists, never deleted: snapshots taken with it keep a class.
 		WithConditionalStaticResourcesController(volumeSnapshotClassController, c.kube, c.dynamic, static, render,
-			[]string{assets.VolumeSnapshotClass}, crdExists, never).
+			[]string{assets.VolumeSnapshotClass}, crdExists, never)
+	deployments := operandInformers
+	var controlPlane *csicontrollerset.CSIControllerSet
+	if c.layout.Hosted {
+		// The controller's side: its static objects and the Deployment in the management cluster. No
+		// ServiceMonitor (docs/hosted.md).
+		mgmt := c.mgmtInformers.InformersFor(c.layout.ControllerNamespace)
+		deployments = mgmt
+		controlPlane = csicontrollerset.NewCSIControllerSet(c.operatorClient, recorder).
+			WithStaticResourcesController(controlPlaneStaticResourcesController, c.mgmtKube, c.mgmtDynamic, c.mgmtInformers,
+				inputs.Hosted.ManagementAssets(render), onCluster(assets.StaticResources(), hosted.Management)).
+			WithCSIDriverControllerService(controllerServiceController, render, assets.ControllerDeployment, c.mgmtKube,
+				mgmt, c.configInformer, w.ControllerInformers, w.Controller...)
+	} else {
 		// library-go ignores the ServiceMonitor's NotFound while monitoring's CRD is absent.
-		WithServiceMonitorController(serviceMonitorController, c.dynamic, render, assets.ServiceMonitor).
-		WithCSIDriverControllerService(controllerServiceController, render, assets.ControllerDeployment, c.kube,
-			operandInformers, c.configInformer, w.ControllerInformers, w.Controller...).
-		WithCSIDriverNodeService(nodeServiceController, render, assets.NodeDaemonSet, c.kube,
-			operandInformers, w.NodeInformers, w.Node...)
+		set = set.WithServiceMonitorController(serviceMonitorController, c.dynamic, render, assets.ServiceMonitor).
+			WithCSIDriverControllerService(controllerServiceController, render, assets.ControllerDeployment, c.kube,
+				operandInformers, c.configInformer, w.ControllerInformers, w.Controller...)
+	}
+	set = set.WithCSIDriverNodeService(nodeServiceController, render, assets.NodeDaemonSet, c.kube,
+		operandInformers, w.NodeInformers, w.Node...)
 	nfsNode := csidrivernodeservicecontroller.NewCSIDriverNodeServiceController(nfsNodeServiceController,
 		nfsManifest, recorder, c.operatorClient, c.kube, operandInformers.Apps().V1().DaemonSets(), w.NFSNodeInformers, w.NFSNode...)
 
 	selectors := workloadselector.NewController(workloadselector.Deps{
-		OperatorClient: c.operatorClient,
-		Deployments:    operandInformers.Apps().V1().Deployments(),
-		DaemonSets:     operandInformers.Apps().V1().DaemonSets(),
-		Client:         c.kube.AppsV1(),
-		Pods:           c.kube.CoreV1(),
-		Recorder:       recorder,
+		OperatorClient:      c.operatorClient,
+		Deployments:         deployments.Apps().V1().Deployments(),
+		DeploymentNamespace: c.layout.ControllerNamespace,
+		DeploymentClient:    c.mgmtKube.AppsV1(),
+		DaemonSets:          operandInformers.Apps().V1().DaemonSets(),
+		Client:              c.kube.AppsV1(),
+		Pods:                c.kube.CoreV1(),
+		Recorder:            recorder,
 		Workloads: []workloadselector.Workload{
 			deploymentWorkload(controllerManifest), daemonSetWorkload(nodeManifest), daemonSetWorkload(nfsManifest),
 		},
 	})
-	return &operandControllers{set: set, nfsNode: nfsNode, selectors: selectors, operatorClient: c.operatorClient,
+	return &operandControllers{set: set, controlPlane: controlPlane, nfsNode: nfsNode, selectors: selectors, operatorClient: c.operatorClient,
 		snapshotCRDSynced: snapshotCRDs.Informer().HasSynced}
+}
+
+// onCluster keeps the assets the hosted flavour applies to cluster.
+func onCluster(files []string, cluster hosted.Cluster) []string {
+	on := hosted.AssetsOn(cluster)
+	return slices.DeleteFunc(slices.Clone(files), func(f string) bool { return !slices.Contains(on, f) })
 }
 
 func mustRender(render resourceapply.AssetFunc, file string) []byte {
@@ -134,6 +175,9 @@ func (o *operandControllers) Run(ctx context.Context) {
 			return // stopped
 		}
 		o.set.Run(ctx, 1)
+		if o.controlPlane != nil {
+			o.controlPlane.Run(ctx, 1)
+		}
 		go o.nfsNode.Run(ctx, 1)
 		go o.selectors.Run(ctx, 1)
 	}()

@@ -32,6 +32,10 @@ type Options struct {
 	// RequestTimeout bounds each request to Keystone or Manila, so a hung API fails the poll (and is
 	// reported) instead of holding it.
 	RequestTimeout time.Duration
+	// GuestKubeconfig, when set, runs the hosted flavour (docs/hosted.md): the operator runs in the
+	// hosted control plane's namespace of the management cluster (--namespace) and serves the guest
+	// cluster this kubeconfig file reaches.
+	GuestKubeconfig string
 }
 
 // DefaultOptions polls every 60 s and re-reads the catalog every 10 minutes.
@@ -46,6 +50,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		"How often to ask Manila for its share types (at least 5s).")
 	fs.DurationVar(&o.RequestTimeout, "openstack-request-timeout", o.RequestTimeout,
 		"How long one request to Keystone or Manila may take before the poll fails (0: 30s).")
+	fs.StringVar(&o.GuestKubeconfig, "guest-kubeconfig", o.GuestKubeconfig,
+		"Hosted control planes: the kubeconfig file of the guest cluster, followed as it is rotated. The operator then runs in the hosted control plane's namespace (--namespace) of the management cluster.")
 }
 
 // imageEnv lists the environment variables that name the operand images; all are required.

@@ -11,6 +11,9 @@ import (
 	"github.com/openshift/library-go/pkg/operator/csi/csicontrollerset"
 	"github.com/openshift/library-go/pkg/operator/csi/csistorageclasscontroller"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	corev1informers "k8s.io/client-go/informers/core/v1"
+	corev1listers "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -49,12 +52,21 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 	if err != nil {
 		return err
 	}
-	c, err := newClients(cc)
+	var guestConfig *rest.Config
+	var guest *guestLink
+	if o.GuestKubeconfig != "" {
+		if guest, err = o.connectGuest(ctx, cc); err != nil || guest == nil {
+			return err // nil: stopped before the guest kubeconfig could be read
+		}
+		guestConfig = guest.file.Config()
+	}
+	c, err := newClients(cc, guestConfig, cc.OperatorNamespace)
 	if err != nil {
 		return err
 	}
 	clk := c.clock
-	recorder := newRecorder(ctx, c.kube, names.OperatorName, clk)
+	layout := c.layout
+	recorder := newRecorder(ctx, c.kube, names.OperatorName, clk, layout.Hosted)
 	defer recorder.Shutdown()
 
 	// The config observer (proxy and TLS profile into spec.observedConfig) runs from the process's
@@ -69,34 +81,51 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 	if err != nil {
 		return err
 	}
+	if layout.Hosted {
+		validateMounts = hostedValidator(validateMounts)
+	}
 	operatorNS := c.kubeInformers.InformersFor(names.OperatorNamespace).Core().V1()
 	operandNS := c.kubeInformers.InformersFor(names.OperandNamespace).Core().V1()
-	cloudConfigNS := c.kubeInformers.InformersFor(names.CloudConfigNamespace).Core().V1()
+	cloudConfigs := c.mgmtInformers.InformersFor(layout.CloudConfigNamespace).Core().V1().ConfigMaps()
+	stateConfigMaps := c.mgmtInformers.InformersFor(layout.StateNamespace).Core().V1().ConfigMaps()
 	operatorConfigMaps := operatorNS.ConfigMaps().Lister().ConfigMaps(names.OperatorNamespace)
-	store := state.NewStore(operatorConfigMaps, c.kube.CoreV1())
+	store := state.NewStore(layout.StateNamespace, stateConfigMaps.Lister(), c.mgmtKube.CoreV1())
 	configSource := operatorconfig.NewSource(operatorConfigMaps, validateMounts).
 		WithPersisted(func() (string, bool) { return store.Get(state.OperatorConfigKey) })
+	caCopies := []corev1listers.ConfigMapNamespaceLister{operandNS.ConfigMaps().Lister().ConfigMaps(names.OperandNamespace)}
+	// Of busy namespaces, the events of the ConfigMaps the mounts read only: the operator config (and
+	// the state ConfigMap that keeps its last valid version), and the OpenStack CA's source.
+	mountInformers := []factory.Informer{
+		hooks.Events(operatorNS.ConfigMaps().Informer(), hooks.Named(operatorconfig.ConfigMapName, state.ConfigMapName)),
+		hooks.Events(cloudConfigs.Informer(), hooks.Named(layout.CloudConfigName)),
+	}
+	var stateInformer corev1informers.ConfigMapInformer
+	if layout.Hosted {
+		controllerConfigMaps := c.mgmtInformers.InformersFor(layout.ControllerNamespace).Core().V1().ConfigMaps()
+		caCopies = append(caCopies, controllerConfigMaps.Lister().ConfigMaps(layout.ControllerNamespace))
+		stateInformer = stateConfigMaps
+		mountInformers = append(mountInformers, hooks.Events(stateConfigMaps.Informer(), hooks.Named(state.ConfigMapName)),
+			hooks.Events(controllerConfigMaps.Informer(), hooks.Named(names.CloudCAConfigMap)))
+	}
 	operand := newOperandControllers(c, recorder, render, hooks.Mounts{
 		Config: configSource,
 		OpenStackCA: func() bool {
-			return secretsync.CAInUse(cloudConfigNS.ConfigMaps().Lister().ConfigMaps(names.CloudConfigNamespace),
-				operandNS.ConfigMaps().Lister().ConfigMaps(names.OperandNamespace))
+			return secretsync.CAInUse(cloudConfigs.Lister().ConfigMaps(layout.CloudConfigNamespace), layout.CloudConfigName, caCopies...)
 		},
-		// Of two busy namespaces, the events of the ConfigMaps the mounts read only: the operator config
-		// (and the state ConfigMap that keeps its last valid version), and the OpenStack CA's source.
-		Informers: []factory.Informer{
-			hooks.Events(operatorNS.ConfigMaps().Informer(), hooks.Named(operatorconfig.ConfigMapName, state.ConfigMapName)),
-			hooks.Events(cloudConfigNS.ConfigMaps().Informer(), hooks.Named(names.CloudConfigMap)),
-		},
+		Informers: mountInformers,
 	})
 	verifiedCredentials := &verified.Credentials{}
-	secretSyncController := secretsync.NewController(secretsync.Deps{
-		Verified:       verifiedCredentials,
-		OperatorClient: c.operatorClient, OperatorSecrets: c.credentials.Core().V1().Secrets(), CloudConfig: cloudConfigNS.ConfigMaps(),
+	secretSyncDeps := secretsync.Deps{
+		Layout: layout, Verified: verifiedCredentials,
+		OperatorClient: c.operatorClient, OperatorSecrets: c.credentials.Core().V1().Secrets(), CloudConfig: cloudConfigs,
 		OperandSecrets: operandNS.Secrets(), OperandConfigMaps: operandNS.ConfigMaps(), Client: c.kube.CoreV1(),
 		Namespaces: c.owned.Core().V1().Namespaces(), Infrastructures: c.configInformer.Config().V1().Infrastructures(),
 		Recorder: recorder, Clock: clk, Grace: o.SecretGrace,
-	})
+	}
+	if layout.Hosted {
+		secretSyncDeps.ControllerConfigMaps = c.mgmtKube.CoreV1()
+	}
+	secretSyncController := secretsync.NewController(secretSyncDeps)
 	listings := &sharetypes.Store{}
 
 	var operandOnce sync.Once
@@ -120,19 +149,20 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 			// Persisted first, so that a new process keeps the operand even if this one dies now.
 			if _, found := store.Get(state.ManilaFoundKey); !found {
 				if err := store.Set(ctx, state.ManilaFoundKey, clk.Now().UTC().Format(time.RFC3339)); err != nil {
-					klog.Errorf("Recording in ConfigMap %s/%s that Manila was found: %v", names.OperatorNamespace, state.ConfigMapName, err)
+					klog.Errorf("Recording in ConfigMap %s/%s that Manila was found: %v", layout.StateNamespace, state.ConfigMapName, err)
 				}
 			}
 			startOperand("Manila found")
 		},
 	},
+		Layout:         layout,
 		OperatorClient: c.operatorClient, Secrets: c.credentials.Core().V1().Secrets(), OperatorConfigMaps: operatorNS.ConfigMaps(),
-		CloudConfigMaps: cloudConfigNS.ConfigMaps(), Infrastructures: c.configInformer.Config().V1().Infrastructures(),
+		CloudConfigMaps: cloudConfigs, Infrastructures: c.configInformer.Config().V1().Infrastructures(),
 		Recorder: recorder, Clock: clk,
 	})
 	configController := configcheck.NewController(configcheck.Deps{
 		Source: configSource, State: store, OperatorClient: c.operatorClient,
-		ConfigMaps: operatorNS.ConfigMaps(), Recorder: recorder,
+		ConfigMaps: operatorNS.ConfigMaps(), StateConfigMaps: stateInformer, Recorder: recorder,
 	})
 	runtimeConfigController := runtimeconfig.NewController(runtimeconfig.Deps{
 		Config: configSource, OperatorClient: c.operatorClient,
@@ -158,7 +188,7 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 
 	klog.Infof("Starting %s for ClusterCSIDriver %s", names.OperatorName, names.CSIDriverName)
 	c.start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), operatorNS.ConfigMaps().Informer().HasSynced) {
+	if !cache.WaitForCacheSync(ctx.Done(), operatorNS.ConfigMaps().Informer().HasSynced, stateConfigMaps.Informer().HasSynced) {
 		return nil // stopped before the caches synced
 	}
 	if at, found := store.Get(state.ManilaFoundKey); found {
@@ -168,6 +198,9 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 	operatorControllers.Run(ctx, 1)
 	for _, ctrl := range []factory.Controller{manilaController, configController, storageClassController, secretSyncController, runtimeConfigController} {
 		go ctrl.Run(ctx, 1)
+	}
+	if guest != nil {
+		go guest.controller(cc, o.PollInterval).Run(ctx, 1)
 	}
 
 	<-ctx.Done()

@@ -3,15 +3,18 @@ package operator
 import (
 	"slices"
 
+	opv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/csi/csidrivercontrollerservicecontroller"
 	"github.com/openshift/library-go/pkg/operator/csi/csidrivernodeservicecontroller"
 	dc "github.com/openshift/library-go/pkg/operator/deploymentcontroller"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1informers "k8s.io/client-go/informers/core/v1"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/exportlocation"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/extramounts"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/hosted"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
 
@@ -28,6 +31,13 @@ type WorkloadInputs struct {
 	// Nodes count the control plane for the controller's replicas (those its node selector matches).
 	Nodes  corev1informers.NodeInformer
 	Mounts hooks.Mounts
+	// Hosted, if set, places the controller Deployment in the hosted control plane's namespace of the
+	// management cluster: its trusted CA and metrics certificate are read from ControllerConfigMaps and
+	// ControllerSecrets (informers of that namespace there), its replicas come from the availability
+	// policy, and hosted.ControlPlane.ControllerDeployment transforms it last.
+	Hosted               *hosted.ControlPlane
+	ControllerConfigMaps corev1informers.ConfigMapInformer
+	ControllerSecrets    corev1informers.SecretInformer
 }
 
 // WorkloadHooks are the hooks of each operand workload, in the order they run after library-go's
@@ -46,21 +56,42 @@ type WorkloadHooks struct {
 // unfilled placeholders.
 func NewWorkloadHooks(in WorkloadInputs) WorkloadHooks {
 	controllerMounts, mountInformers := in.Mounts.Deployment(extramounts.ControllerTarget)
+	controllerNS, controllerConfigMaps, controllerSecrets := names.OperandNamespace, in.OperandConfigMaps, in.OperandSecrets
+	if in.Hosted != nil {
+		controllerNS, controllerConfigMaps, controllerSecrets = in.Hosted.Namespace, in.ControllerConfigMaps, in.ControllerSecrets
+	}
 	deploymentHooks := []dc.DeploymentHookFunc{
 		csidrivercontrollerservicecontroller.WithObservedProxyDeploymentHook(),
-		csidrivercontrollerservicecontroller.WithCABundleDeploymentHook(names.OperandNamespace, hooks.TrustedCAConfigMap, in.OperandConfigMaps),
-		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, MetricsCertSecret, in.OperandSecrets),
+		csidrivercontrollerservicecontroller.WithCABundleDeploymentHook(controllerNS, hooks.TrustedCAConfigMap, controllerConfigMaps),
+		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(controllerNS, MetricsCertSecret, controllerSecrets),
+		// Hosted too, the guest's driver secret: the provisioner reads it there.
 		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, in.OperandSecrets),
-		dc.WithReplicasHook(in.Nodes.Lister()),
+	}
+	if in.Hosted == nil {
+		deploymentHooks = append(deploymentHooks, dc.WithReplicasHook(in.Nodes.Lister()))
+	}
+	deploymentHooks = append(deploymentHooks,
 		hooks.Topology{Config: in.Mounts.Config}.Deployment(),
 		hooks.DeploymentNoPlaceholders,
 		controllerMounts,
+	)
+	if in.Hosted != nil {
+		cp := *in.Hosted
+		deploymentHooks = append(deploymentHooks, func(_ *opv1.OperatorSpec, d *appsv1.Deployment) error { return cp.ControllerDeployment(d) })
 	}
 	// Both workload kinds re-sync on the operand ConfigMaps and Secrets their hooks read (trusted CA,
 	// OpenStack CA copy, hashed secrets) and on their hooks' own informers.
 	workloadInformers := []factory.Informer{
 		hooks.Events(in.OperandConfigMaps.Informer(), hooks.Named(hooks.TrustedCAConfigMap, names.CloudCAConfigMap)),
 		hooks.Events(in.OperandSecrets.Informer(), hooks.Named(MetricsCertSecret, names.DriverSecret)),
+	}
+	controllerInformers := slices.Clone(workloadInformers)
+	if in.Hosted != nil {
+		controllerInformers = append(controllerInformers,
+			hooks.Events(controllerConfigMaps.Informer(), hooks.Named(hooks.TrustedCAConfigMap, names.CloudCAConfigMap)),
+			hooks.Events(controllerSecrets.Informer(), hooks.Named(MetricsCertSecret)))
+	} else {
+		controllerInformers = append(controllerInformers, hooks.ControlPlaneNodeEvents(in.Nodes))
 	}
 	daemonSetHooks := func(target extramounts.Target, more ...csidrivernodeservicecontroller.DaemonSetHookFunc) ([]csidrivernodeservicecontroller.DaemonSetHookFunc, []factory.Informer) {
 		mountHook, mountInformers := in.Mounts.DaemonSet(target)
@@ -73,7 +104,7 @@ func NewWorkloadHooks(in WorkloadInputs) WorkloadHooks {
 	}
 	w := WorkloadHooks{
 		Controller:          deploymentHooks,
-		ControllerInformers: slices.Concat(workloadInformers, mountInformers, []factory.Informer{hooks.ControlPlaneNodeEvents(in.Nodes)}),
+		ControllerInformers: slices.Concat(controllerInformers, mountInformers),
 	}
 	w.Node, w.NodeInformers = daemonSetHooks(extramounts.NodeTarget,
 		csidrivernodeservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, in.OperandSecrets),

@@ -345,7 +345,7 @@ func newWorld(in Input) (*world, error) {
 		w.operandObjects = append(w.operandObjects, runtimeConfig)
 		w.notices = append(w.notices, exportlocation.Describe(sel))
 	}
-	caInUse := secretsync.CAInUse(configMaps.Lister().ConfigMaps(names.CloudConfigNamespace), configMaps.Lister().ConfigMaps(names.OperandNamespace))
+	caInUse := secretsync.CAInUse(configMaps.Lister().ConfigMaps(names.CloudConfigNamespace), names.CloudConfigMap, configMaps.Lister().ConfigMaps(names.OperandNamespace))
 	w.mounts = hooks.Mounts{Config: w.source, OpenStackCA: func() bool { return caInUse }}
 	if in.Cloud != nil {
 		secret := driverSecret(in.Cloud, caInUse)

@@ -1,5 +1,5 @@
 // Package state keeps what the operator promised across its restarts in ConfigMap
-// openshift-cluster-csi-drivers/manila-csi-driver-operator-state, not in process memory: that Manila
+// openshift-cluster-csi-drivers/manila-csi-driver-operator-state (hosted: in the HCP namespace), not in process memory: that Manila
 // was found (so a new process reconciles the operand at once, even while OpenStack is unreachable) and
 // the last valid operator configuration (so a new process keeps using it while the admin's ConfigMap
 // is invalid).
@@ -33,13 +33,15 @@ const (
 // Store reads the state through the informer cache and writes one key at a time, so its writers
 // (the Manila controller and the config check) never overwrite each other's keys.
 type Store struct {
-	lister corev1listers.ConfigMapNamespaceLister
-	client corev1client.ConfigMapsGetter
+	namespace string
+	lister    corev1listers.ConfigMapNamespaceLister
+	client    corev1client.ConfigMapsGetter
 }
 
-// NewStore reads through a lister scoped to the operator namespace.
-func NewStore(lister corev1listers.ConfigMapNamespaceLister, client corev1client.ConfigMapsGetter) *Store {
-	return &Store{lister: lister, client: client}
+// NewStore keeps the state in namespace (the operator namespace; hosted, the HCP namespace of the
+// management cluster) and reads it through a lister of that namespace's ConfigMaps.
+func NewStore(namespace string, lister corev1listers.ConfigMapLister, client corev1client.ConfigMapsGetter) *Store {
+	return &Store{namespace: namespace, lister: lister.ConfigMaps(namespace), client: client}
 }
 
 // Get returns the value of key and whether it is set.
@@ -58,10 +60,10 @@ func (s *Store) Set(ctx context.Context, key, value string) error {
 	if have, ok := s.Get(key); ok && have == value {
 		return nil
 	}
-	api := s.client.ConfigMaps(names.OperatorNamespace)
+	api := s.client.ConfigMaps(s.namespace)
 	if _, err := s.lister.Get(ConfigMapName); apierrors.IsNotFound(err) {
 		_, err = api.Create(ctx, &corev1.ConfigMap{
-			ObjectMeta: metav1.ObjectMeta{Name: ConfigMapName, Namespace: names.OperatorNamespace,
+			ObjectMeta: metav1.ObjectMeta{Name: ConfigMapName, Namespace: s.namespace,
 				Labels: map[string]string{"app.kubernetes.io/managed-by": names.OperatorName}},
 			Data: map[string]string{key: value},
 		}, metav1.CreateOptions{})

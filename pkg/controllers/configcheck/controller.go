@@ -42,21 +42,30 @@ type Controller struct {
 	reported    bool
 }
 
-// Deps are the Controller's collaborators; ConfigMaps must be scoped to the operator namespace.
+// Deps are the Controller's collaborators. ConfigMaps must be scoped to the operator namespace;
+// StateConfigMaps to the state's namespace (hosted: the HCP namespace of the management cluster),
+// nil when that is the operator namespace.
 type Deps struct {
-	Source         *operatorconfig.Source
-	State          *state.Store
-	OperatorClient v1helpers.OperatorClient
-	ConfigMaps     corev1informers.ConfigMapInformer
-	Recorder       events.Recorder
+	Source          *operatorconfig.Source
+	State           *state.Store
+	OperatorClient  v1helpers.OperatorClient
+	ConfigMaps      corev1informers.ConfigMapInformer
+	StateConfigMaps corev1informers.ConfigMapInformer
+	Recorder        events.Recorder
 }
 
 // NewController returns the factory controller.
 func NewController(d Deps) factory.Controller {
 	c := &Controller{d: d}
-	return factory.New().
+	f := factory.New()
+	if d.StateConfigMaps != nil {
+		f = f.WithFilteredEventsInformers(factory.NamesFilter(operatorconfig.ConfigMapName), d.ConfigMaps.Informer()).
+			WithFilteredEventsInformers(factory.NamesFilter(state.ConfigMapName), d.StateConfigMaps.Informer())
+	} else {
+		f = f.WithFilteredEventsInformers(factory.NamesFilter(operatorconfig.ConfigMapName, state.ConfigMapName), d.ConfigMaps.Informer())
+	}
+	return f.
 		WithSync(c.sync).
-		WithFilteredEventsInformers(factory.NamesFilter(operatorconfig.ConfigMapName, state.ConfigMapName), d.ConfigMaps.Informer()).
 		WithInformers(d.OperatorClient.Informer()).
 		ToController(ControllerName, d.Recorder.WithComponentSuffix("operator-config"))
 }

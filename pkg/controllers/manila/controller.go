@@ -84,6 +84,7 @@ type Controller struct {
 	infra          configv1listers.InfrastructureLister
 	recorder       events.Recorder
 	clock          clock.PassiveClock
+	layout         names.Layout
 
 	session      *openstack.Client
 	sessionHash  string
@@ -111,11 +112,13 @@ type Controller struct {
 type Deps struct {
 	Config
 	OperatorClient v1helpers.OperatorClient
-	// Secrets is the operator namespace's Secret informer: the credentials.
+	// Layout says where the credentials and the cloud config live; zero is standalone.
+	Layout names.Layout
+	// Secrets is a Secret informer of the credentials' namespace: the credentials.
 	Secrets corev1informers.SecretInformer
 	// OperatorConfigMaps is the operator namespace's ConfigMap informer: the operator config.
 	OperatorConfigMaps corev1informers.ConfigMapInformer
-	// CloudConfigMaps is openshift-config's ConfigMap informer: the OpenStack CA.
+	// CloudConfigMaps is a ConfigMap informer of the cloud config's namespace: the OpenStack CA.
 	CloudConfigMaps corev1informers.ConfigMapInformer
 	// Infrastructures is the cluster's Infrastructure informer: the platform.
 	Infrastructures configv1informers.InfrastructureInformer
@@ -129,11 +132,13 @@ func NewController(d Deps) factory.Controller {
 	if cfg.Grace <= 0 {
 		cfg.Grace = 3
 	}
+	layout := d.Layout.OrStandalone()
 	c := &Controller{
 		cfg:            cfg,
+		layout:         layout,
 		operatorClient: d.OperatorClient,
-		secrets:        d.Secrets.Lister().Secrets(names.OperatorNamespace),
-		caConfigMaps:   d.CloudConfigMaps.Lister().ConfigMaps(names.CloudConfigNamespace),
+		secrets:        d.Secrets.Lister().Secrets(layout.CredentialsNamespace),
+		caConfigMaps:   d.CloudConfigMaps.Lister().ConfigMaps(layout.CloudConfigNamespace),
 		infra:          d.Infrastructures.Lister(),
 		recorder:       d.Recorder.WithComponentSuffix("manila-controller"),
 		clock:          d.Clock,
@@ -144,7 +149,7 @@ func NewController(d Deps) factory.Controller {
 		WithFilteredEventsInformers(factory.NamesFilter(platform.InfrastructureName), d.Infrastructures.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(names.CloudCredentialsSecret), d.Secrets.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(operatorconfig.ConfigMapName), d.OperatorConfigMaps.Informer()).
-		WithFilteredEventsInformers(factory.NamesFilter(names.CloudConfigMap), d.CloudConfigMaps.Informer()).
+		WithFilteredEventsInformers(factory.NamesFilter(layout.CloudConfigName), d.CloudConfigMaps.Informer()).
 		ToController(ControllerName, c.recorder)
 }
 
@@ -271,16 +276,16 @@ func (e inputError) observation() Observation { return Observation{Outcome: e.ou
 func (c *Controller) readInputs() (inputs, error) {
 	secret, err := c.secrets.Get(names.CloudCredentialsSecret)
 	if apierrors.IsNotFound(err) {
-		return inputs{hash: "no-secret"}, inputError{InputMissing, errMissingSecret(names.OperatorNamespace, names.CloudCredentialsSecret)}
+		return inputs{hash: "no-secret"}, inputError{InputMissing, errMissingSecret(c.layout.CredentialsNamespace, names.CloudCredentialsSecret)}
 	} else if err != nil {
 		return inputs{}, inputError{PollFailed, err}
 	}
 	clouds, ok := secret.Data[names.CloudsYAMLKey]
 	if !ok {
-		return inputs{hash: "no-key/" + secret.ResourceVersion}, inputError{InputInvalid, errMissingKey(names.OperatorNamespace, names.CloudCredentialsSecret, names.CloudsYAMLKey)}
+		return inputs{hash: "no-key/" + secret.ResourceVersion}, inputError{InputInvalid, errMissingKey(c.layout.CredentialsNamespace, names.CloudCredentialsSecret, names.CloudsYAMLKey)}
 	}
 	// An invalid bundle is reported by the SecretSync controller; the client keeps the last good one.
-	if cm, err := c.caConfigMaps.Get(names.CloudConfigMap); err != nil {
+	if cm, err := c.caConfigMaps.Get(c.layout.CloudConfigName); err != nil {
 		c.lastGoodCA = nil
 	} else if ca := []byte(cm.Data[names.CABundleKey]); len(ca) == 0 || openstack.ValidCABundle(ca) {
 		c.lastGoodCA = ca
@@ -304,7 +309,7 @@ func (c *Controller) poll(ctx context.Context, in inputs) Observation {
 			CABundle: in.caBundle, Transport: c.cfg.OpenStackTransport, Timeout: c.cfg.RequestTimeout})
 		if err != nil {
 			if openstack.IsFieldError(err) {
-				return Observation{Outcome: InputInvalid, Err: secretFieldError(err)}
+				return Observation{Outcome: InputInvalid, Err: c.secretFieldError(err)}
 			}
 			return Observation{Outcome: PollFailed, Err: err}
 		}
@@ -318,7 +323,7 @@ func (c *Controller) poll(ctx context.Context, in inputs) Observation {
 		return Observation{Outcome: NoManilaService}
 	} else if openstack.IsFieldError(err) {
 		c.session = nil
-		return Observation{Outcome: InputInvalid, Err: secretFieldError(err)}
+		return Observation{Outcome: InputInvalid, Err: c.secretFieldError(err)}
 	} else if err != nil {
 		return Observation{Outcome: PollFailed, Err: err}
 	}
@@ -433,8 +438,8 @@ func (c *Controller) warnPrivateHidden(cause, message string) {
 	c.recorder.Warningf("PrivateShareTypesHidden", "%s", message)
 }
 
-func secretFieldError(err error) error {
-	return errors.New("Secret " + names.OperatorNamespace + "/" + names.CloudCredentialsSecret + " key " + names.CloudsYAMLKey + ": " + err.Error())
+func (c *Controller) secretFieldError(err error) error {
+	return errors.New("Secret " + c.layout.CredentialsNamespace + "/" + names.CloudCredentialsSecret + " key " + names.CloudsYAMLKey + ": " + err.Error())
 }
 
 // report logs and records an event when the outcome changes.

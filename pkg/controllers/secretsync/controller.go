@@ -48,9 +48,12 @@ const (
 	ReasonPlatformNotOpenStack = "PlatformNotOpenStack"
 )
 
-// Deps are the Controller's collaborators. Informers: OperatorSecrets in the operator namespace,
-// CloudConfig in openshift-config, OperandSecrets and OperandConfigMaps in the operand namespace.
+// Deps are the Controller's collaborators. Informers: OperatorSecrets of the credentials' namespace,
+// CloudConfig of the cloud config's (Layout), OperandSecrets and OperandConfigMaps of the operand
+// namespace.
 type Deps struct {
+	// Layout says where the credentials, the cloud config and the controller live; zero is standalone.
+	Layout            names.Layout
 	OperatorClient    v1helpers.OperatorClient
 	OperatorSecrets   corev1informers.SecretInformer
 	CloudConfig       corev1informers.ConfigMapInformer
@@ -64,7 +67,11 @@ type Deps struct {
 	// driver secret.
 	Verified *verified.Credentials
 	Client   corev1client.CoreV1Interface
-	Recorder events.Recorder
+	// ControllerConfigMaps, hosted only, writes the controller's copy of the OpenStack CA in the
+	// controller's namespace of the management cluster; standalone the operand namespace's copy serves
+	// both drivers.
+	ControllerConfigMaps corev1client.ConfigMapsGetter
+	Recorder             events.Recorder
 	Clock    clock.PassiveClock
 	// Grace is how long a missing source secret is waited for before Degraded (default 30 s).
 	Grace time.Duration
@@ -111,10 +118,11 @@ func newController(d Deps) (*Controller, factory.Controller) {
 	if d.Grace == 0 {
 		d.Grace = 30 * time.Second
 	}
+	d.Layout = d.Layout.OrStandalone()
 	c := &Controller{
 		d:            d,
-		sources:      d.OperatorSecrets.Lister().Secrets(names.OperatorNamespace),
-		cloudConfigs: d.CloudConfig.Lister().ConfigMaps(names.CloudConfigNamespace),
+		sources:      d.OperatorSecrets.Lister().Secrets(d.Layout.CredentialsNamespace),
+		cloudConfigs: d.CloudConfig.Lister().ConfigMaps(d.Layout.CloudConfigNamespace),
 		configMaps:   d.OperandConfigMaps.Lister().ConfigMaps(names.OperandNamespace),
 		namespaces:   d.Namespaces.Lister(),
 	}
@@ -126,7 +134,7 @@ func newController(d Deps) (*Controller, factory.Controller) {
 		WithSyncContext(syncCtx).
 		WithSync(c.sync).
 		WithFilteredEventsInformers(factory.NamesFilter(names.CloudCredentialsSecret), d.OperatorSecrets.Informer()).
-		WithFilteredEventsInformers(factory.NamesFilter(names.CloudConfigMap), d.CloudConfig.Informer()).
+		WithFilteredEventsInformers(factory.NamesFilter(d.Layout.CloudConfigName), d.CloudConfig.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(names.DriverSecret), d.OperandSecrets.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(names.CloudCAConfigMap), d.OperandConfigMaps.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(names.OperandNamespace), d.Namespaces.Informer()).
@@ -182,19 +190,24 @@ func (c *Controller) applyCondition(ctx context.Context, cond operatorv1.Operato
 		applyoperatorv1.OperatorCondition().WithType(cond.Type).WithStatus(cond.Status).WithReason(cond.Reason).WithMessage(cond.Message)))
 }
 
-// CAInUse reports whether the operand mounts an OpenStack CA: the cloud config carries one and its
-// copy exists in the operand namespace.
-func CAInUse(cloudConfigs, operandConfigMaps corev1listers.ConfigMapNamespaceLister) bool {
-	src, err := cloudConfigs.Get(names.CloudConfigMap)
+// CAInUse reports whether the operand mounts an OpenStack CA: the cloud config (ConfigMap name of
+// cloudConfigs) carries one and its copy exists in each of copies (the operand namespace; hosted, the
+// controller's namespace too).
+func CAInUse(cloudConfigs corev1listers.ConfigMapNamespaceLister, name string, copies ...corev1listers.ConfigMapNamespaceLister) bool {
+	src, err := cloudConfigs.Get(name)
 	if err != nil || src.Data[names.CABundleKey] == "" {
 		return false
 	}
-	_, err = operandConfigMaps.Get(names.CloudCAConfigMap)
-	return err == nil
+	for _, c := range copies {
+		if _, err := c.Get(names.CloudCAConfigMap); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 func (c *Controller) syncCA(ctx context.Context, recorder events.Recorder) error {
-	src, err := c.cloudConfigs.Get(names.CloudConfigMap)
+	src, err := c.cloudConfigs.Get(c.d.Layout.CloudConfigName)
 	if apierrors.IsNotFound(err) || (err == nil && src.Data[names.CABundleKey] == "") {
 		return nil // no custom CA: the driver uses the system roots
 	} else if err != nil {
@@ -202,12 +215,19 @@ func (c *Controller) syncCA(ctx context.Context, recorder events.Recorder) error
 	}
 	pemData := src.Data[names.CABundleKey]
 	if problem := openstack.CABundleProblem([]byte(pemData), c.d.Clock.Now()); problem != "" {
-		return fmt.Errorf("ConfigMap %s/%s key %s %s (not a valid PEM certificate bundle)", names.CloudConfigNamespace, names.CloudConfigMap, names.CABundleKey, problem)
+		return fmt.Errorf("ConfigMap %s/%s key %s %s (not a valid PEM certificate bundle)", c.d.Layout.CloudConfigNamespace, c.d.Layout.CloudConfigName, names.CABundleKey, problem)
 	}
 	// resourcesynccontroller would copy the whole ConfigMap unchecked; only a CA that parses reaches
 	// the driver, so the copy is applied here.
 	_, _, err = resourceapply.ApplyConfigMap(ctx, c.d.Client, recorder, &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: names.CloudCAConfigMap, Namespace: names.OperandNamespace},
+		Data:       map[string]string{names.CABundleKey: pemData},
+	})
+	if err != nil || c.d.ControllerConfigMaps == nil {
+		return err
+	}
+	_, _, err = resourceapply.ApplyConfigMap(ctx, c.d.ControllerConfigMaps, recorder, &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: names.CloudCAConfigMap, Namespace: c.d.Layout.ControllerNamespace},
 		Data:       map[string]string{names.CABundleKey: pemData},
 	})
 	return err
@@ -224,25 +244,25 @@ func (c *Controller) syncSecret(ctx context.Context, recorder events.Recorder) (
 		if waited := now.Sub(c.missingSince); waited < c.d.Grace {
 			return nil, c.d.Grace - waited
 		}
-		return fmt.Errorf("waiting for Secret %s/%s (key %s) from the cloud-credential-operator", names.OperatorNamespace, names.CloudCredentialsSecret, names.CloudsYAMLKey), 0
+		return fmt.Errorf("waiting for Secret %s/%s (key %s) from the cloud-credential-operator", c.d.Layout.CredentialsNamespace, names.CloudCredentialsSecret, names.CloudsYAMLKey), 0
 	} else if err != nil {
 		return err, 0
 	}
 	c.missingSince = time.Time{}
 	clouds, ok := src.Data[names.CloudsYAMLKey]
 	if !ok {
-		return fmt.Errorf("Secret %s/%s has no key %q", names.OperatorNamespace, names.CloudCredentialsSecret, names.CloudsYAMLKey), 0
+		return fmt.Errorf("Secret %s/%s has no key %q", c.d.Layout.CredentialsNamespace, names.CloudCredentialsSecret, names.CloudsYAMLKey), 0
 	}
 	cloud, err := openstack.ParseCloud(clouds, names.CloudName)
 	if err != nil {
-		return fmt.Errorf("Secret %s/%s key %s: %w", names.OperatorNamespace, names.CloudCredentialsSecret, names.CloudsYAMLKey, err), 0
+		return fmt.Errorf("Secret %s/%s key %s: %w", c.d.Layout.CredentialsNamespace, names.CloudCredentialsSecret, names.CloudsYAMLKey, err), 0
 	}
 	c.warnInsecure(recorder, src, cloud)
 	if c.d.Verified != nil && !c.d.Verified.Verified(clouds, c.caBundle()) {
 		// Not logged in with yet: the Manila controller's next login decides, and reports a failure.
 		return nil, 0
 	}
-	data := cloudcredentials.DriverSecret(cloud, CAInUse(c.cloudConfigs, c.configMaps))
+	data := cloudcredentials.DriverSecret(cloud, CAInUse(c.cloudConfigs, c.d.Layout.CloudConfigName, c.configMaps))
 	// ApplySecret's events and logs name the Secret and at most its keys, never a value. Type Opaque
 	// is what the predecessor writes and updates: a handed-back Secret stays readable to it.
 	_, _, err = resourceapply.ApplySecret(ctx, c.d.Client, recorder, &corev1.Secret{
@@ -260,7 +280,7 @@ func (c *Controller) warnInsecure(recorder events.Recorder, src *corev1.Secret, 
 		c.insecure, c.warnedVersion = "", ""
 		return
 	}
-	c.insecure = fmt.Sprintf("Secret %s/%s key %s sets clouds.%s.verify: false: %s", names.OperatorNamespace,
+	c.insecure = fmt.Sprintf("Secret %s/%s key %s sets clouds.%s.verify: false: %s", c.d.Layout.CredentialsNamespace,
 		names.CloudCredentialsSecret, names.CloudsYAMLKey, names.CloudName, openstack.InsecureTLSRisk)
 	if src.ResourceVersion != c.warnedVersion {
 		recorder.Warningf(ReasonInsecureTLS, "%s", c.insecure)
@@ -271,7 +291,7 @@ func (c *Controller) warnInsecure(recorder events.Recorder, src *corev1.Secret, 
 // caBundle is the OpenStack CA as the cluster has it now ("" for none): the driver gets credentials
 // only as verified with this very CA.
 func (c *Controller) caBundle() []byte {
-	src, err := c.cloudConfigs.Get(names.CloudConfigMap)
+	src, err := c.cloudConfigs.Get(c.d.Layout.CloudConfigName)
 	if err != nil {
 		return nil
 	}

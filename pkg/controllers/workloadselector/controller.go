@@ -54,6 +54,11 @@ type Deps struct {
 	Deployments    appsv1informers.DeploymentInformer
 	DaemonSets     appsv1informers.DaemonSetInformer
 	Client         appsv1client.AppsV1Interface
+	// DeploymentNamespace and Deployments' client, hosted only: the controller Deployment's namespace of
+	// the management cluster and its client there (Deployments must be an informer of that namespace).
+	// Standalone (empty, nil) it is the operand namespace, through Client.
+	DeploymentNamespace string
+	DeploymentClient    appsv1client.DeploymentsGetter
 	// Pods lists and labels the operand namespace's pods (live: only while a DaemonSet is replaced).
 	Pods      corev1client.PodsGetter
 	Recorder  events.Recorder
@@ -62,6 +67,12 @@ type Deps struct {
 
 // NewController returns the factory controller.
 func NewController(d Deps) factory.Controller {
+	if d.DeploymentNamespace == "" {
+		d.DeploymentNamespace = names.OperandNamespace
+	}
+	if d.DeploymentClient == nil {
+		d.DeploymentClient = d.Client
+	}
 	c := &Controller{d: d}
 	var workloadNames []string
 	for _, w := range d.Workloads {
@@ -97,7 +108,8 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 func (c *Controller) reconcile(ctx context.Context, recorder events.Recorder, w Workload) error {
 	switch w.Kind {
 	case Deployment:
-		d, err := c.d.Deployments.Lister().Deployments(names.OperandNamespace).Get(w.Name)
+		ns := c.d.DeploymentNamespace
+		d, err := c.d.Deployments.Lister().Deployments(ns).Get(w.Name)
 		if apierrors.IsNotFound(err) {
 			return nil
 		} else if err != nil {
@@ -107,12 +119,12 @@ func (c *Controller) reconcile(ctx context.Context, recorder events.Recorder, w 
 			return nil
 		}
 		// Its ReplicaSet's pods go with it: the controller plugin serves no mounted volume.
-		err = c.delete(ctx, c.d.Client.Deployments(names.OperandNamespace).Delete, d.ObjectMeta, metav1.DeletePropagationBackground)
+		err = c.delete(ctx, c.d.DeploymentClient.Deployments(ns).Delete, d.ObjectMeta, metav1.DeletePropagationBackground)
 		if err == nil {
 			recorder.Warningf("WorkloadRecreated", "Deleted %s %s/%s so that the operator can create it: its spec.selector %s cannot be changed in place to %s",
-				w.Kind, names.OperandNamespace, w.Name, Describe(d.Spec.Selector), Describe(w.Selector))
+				w.Kind, ns, w.Name, Describe(d.Spec.Selector), Describe(w.Selector))
 		}
-		return describeErr(w, err)
+		return describeErr(w, ns, err)
 	case DaemonSet:
 		d, err := c.d.DaemonSets.Lister().DaemonSets(names.OperandNamespace).Get(w.Name)
 		if err != nil && !apierrors.IsNotFound(err) {
@@ -125,7 +137,7 @@ func (c *Controller) reconcile(ctx context.Context, recorder events.Recorder, w 
 			}
 			err = c.delete(ctx, c.d.Client.DaemonSets(names.OperandNamespace).Delete, d.ObjectMeta, metav1.DeletePropagationOrphan)
 			if err != nil {
-				return describeErr(w, err)
+				return describeErr(w, names.OperandNamespace, err)
 			}
 			recorder.Warningf("WorkloadRecreated", "Deleted %s %s/%s so that the operator can create it: its spec.selector %s cannot be changed in place to %s. "+
 				"Its %d pods were orphaned, not deleted: they keep running, get the new selector's labels, and the new DaemonSet's rolling update replaces them node by node",
@@ -155,11 +167,11 @@ func (c *Controller) delete(ctx context.Context, remove func(context.Context, st
 // errSkipped is a delete that did not happen and needs no retry.
 var errSkipped = errors.New("skipped")
 
-func describeErr(w Workload, err error) error {
+func describeErr(w Workload, namespace string, err error) error {
 	switch {
 	case err == nil, errors.Is(err, errSkipped):
 		return nil
 	default:
-		return fmt.Errorf("deleting %s %s/%s, whose spec.selector is not the operator's: %w", w.Kind, names.OperandNamespace, w.Name, err)
+		return fmt.Errorf("deleting %s %s/%s, whose spec.selector is not the operator's: %w", w.Kind, namespace, w.Name, err)
 	}
 }
