@@ -72,7 +72,7 @@ type Deps struct {
 	// both drivers.
 	ControllerConfigMaps corev1client.ConfigMapsGetter
 	Recorder             events.Recorder
-	Clock    clock.PassiveClock
+	Clock                clock.PassiveClock
 	// Grace is how long a missing source secret is waited for before Degraded (default 30 s).
 	Grace time.Duration
 }
