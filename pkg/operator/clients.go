@@ -23,6 +23,7 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/informercache"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 )
 
@@ -37,6 +38,10 @@ type clients struct {
 	mgmtDynamic dynamic.Interface
 	// mgmtInformers has informers of layout's namespaces; standalone, it is kubeInformers.
 	mgmtInformers v1helpers.KubeInformersForNamespaces
+	// operatorConfig caches the operator namespace's ConfigMaps: standalone its factory in
+	// kubeInformers (the operator config and the state); hosted, of the guest, the operator config only
+	// (the guest's RBAC grants that one by name; the state is in the HCP namespace).
+	operatorConfig informers.SharedInformerFactory
 	// metricsCert caches the metrics serving certificate only, hosted (the HCP namespace's Secrets are
 	// the whole control plane's); standalone the operand namespace's Secret informer serves.
 	metricsCert informers.SharedInformerFactory
@@ -119,7 +124,7 @@ func newClients(cc *controllercmd.ControllerContext, guestConfig *rest.Config, h
 		mgmtDynamic:       dyn,
 		mgmtInformers:     kubeInformers,
 	}
-	var mgmtFactories []informers.SharedInformerFactory
+	var hostedFactories []informers.SharedInformerFactory
 	if guestConfig != nil {
 		c.layout = names.Hosted(hcp)
 		if c.mgmtKube, err = kubernetes.NewForConfig(withRateLimits(cc.ProtoKubeConfig)); err != nil {
@@ -130,14 +135,17 @@ func newClients(cc *controllercmd.ControllerContext, guestConfig *rest.Config, h
 		}
 		c.mgmtInformers = informercache.KubeForNamespaces(c.mgmtKube, hcp)
 		c.metricsCert = informercache.Named(c.mgmtKube, hcp, MetricsCertSecret)
-		mgmtFactories = append(mgmtFactories, c.metricsCert)
+		c.operatorConfig = informercache.Named(kube, names.OperatorNamespace, operatorconfig.ConfigMapName)
+		hostedFactories = append(hostedFactories, c.metricsCert, c.operatorConfig)
+	} else {
+		c.operatorConfig = kubeInformers.InformersFor(names.OperatorNamespace)
 	}
 	c.credentials = informercache.Named(c.mgmtKube, c.layout.CredentialsNamespace, names.CloudCredentialsSecret)
 	c.start = func(stop <-chan struct{}) {
 		if c.layout.Hosted {
 			c.mgmtInformers.Start(stop)
 		}
-		for _, f := range mgmtFactories {
+		for _, f := range hostedFactories {
 			f.Start(stop)
 		}
 		c.kubeInformers.Start(stop)

@@ -84,7 +84,7 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 	if layout.Hosted {
 		validateMounts = hostedValidator(validateMounts)
 	}
-	operatorNS := c.kubeInformers.InformersFor(names.OperatorNamespace).Core().V1()
+	operatorNS := c.operatorConfig.Core().V1()
 	operandNS := c.kubeInformers.InformersFor(names.OperandNamespace).Core().V1()
 	cloudConfigs := c.mgmtInformers.InformersFor(layout.CloudConfigNamespace).Core().V1().ConfigMaps()
 	stateConfigMaps := c.mgmtInformers.InformersFor(layout.StateNamespace).Core().V1().ConfigMaps()

@@ -13,6 +13,7 @@ import (
 
 	configv1 "github.com/openshift/api/config/v1"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -112,6 +113,12 @@ func (w *World) StartHosted(t testing.TB, opts HostedOptions) *HostedWorld {
 	}
 	if err := createNamespace(ctx, w.Kube, ns); err != nil {
 		t.Fatalf("creating the HCP namespace %s: %v", ns, err)
+	}
+	// HyperShift's operator creates the priority class of control-plane pods on the management cluster.
+	_, err := w.Kube.SchedulingV1().PriorityClasses().Create(ctx, &schedulingv1.PriorityClass{
+		ObjectMeta: metav1.ObjectMeta{Name: "hypershift-control-plane"}, Value: 100000000}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatalf("PriorityClass hypershift-control-plane: %v", err)
 	}
 	guest, err := StartGuest(ctx, opts.Guest)
 	if err != nil {

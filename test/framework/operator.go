@@ -113,16 +113,23 @@ func (w *World) RunOperator(t testing.TB) *RunningOperator {
 // RunOperatorWith runs the operator with the given options; counter may be nil.
 func (w *World) RunOperatorWith(t testing.TB, opts *operator.Options, counter *RequestCounter) *RunningOperator {
 	t.Helper()
-	logs := &LogBuffer{}
-	captureKlog(logs)
-	clk := clock.RealClock{}
-	kubeRequests := &RequestCounter{}
 	// The operator's ServiceAccount from manifests/, with the QPS controllercmd hands over (none: the
 	// operator's own limits apply).
 	kubeConfig, err := w.OperatorConfig(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return w.runOperatorAs(t, opts, counter, kubeConfig, names.OperatorNamespace)
+}
+
+// runOperatorAs runs the operator in-process as kubeConfig's identity, in namespace (controllercmd's
+// --namespace), with controllercmd's event recorder there.
+func (w *World) runOperatorAs(t testing.TB, opts *operator.Options, counter *RequestCounter, kubeConfig *rest.Config, namespace string) *RunningOperator {
+	t.Helper()
+	logs := &LogBuffer{}
+	captureKlog(logs)
+	clk := clock.RealClock{}
+	kubeRequests := &RequestCounter{}
 	kubeConfig.Wrap(kubeRequests.Wrap)
 	operatorKube, err := kubernetes.NewForConfig(kubeConfig)
 	if err != nil {
@@ -132,9 +139,9 @@ func (w *World) RunOperatorWith(t testing.TB, opts *operator.Options, counter *R
 		Clock:             clk,
 		KubeConfig:        kubeConfig,
 		ProtoKubeConfig:   protoConfig(kubeConfig),
-		OperatorNamespace: names.OperatorNamespace,
-		EventRecorder: events.NewKubeRecorder(operatorKube.CoreV1().Events(names.OperatorNamespace), names.OperatorName,
-			&corev1.ObjectReference{Kind: "Deployment", Namespace: names.OperatorNamespace, Name: names.OperatorName, APIVersion: "apps/v1"}, clk),
+		OperatorNamespace: namespace,
+		EventRecorder: events.NewKubeRecorder(operatorKube.CoreV1().Events(namespace), names.OperatorName,
+			&corev1.ObjectReference{Kind: "Deployment", Namespace: namespace, Name: names.OperatorName, APIVersion: "apps/v1"}, clk),
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

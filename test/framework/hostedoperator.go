@@ -1,0 +1,196 @@
+package framework
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/manila-csi/manila-csi-driver-operator/manifests"
+	manifestshosted "github.com/manila-csi/manila-csi-driver-operator/manifests/hosted"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/operator"
+)
+
+// HostedOperator is the operator of a hosted world, running in-process as manifests/hosted deploys
+// it: as ServiceAccount manila-csi-driver-operator of the HCP namespace with management.yaml's RBAC,
+// reaching the guest through the mounted guest kubeconfig file, whose identity has guest.yaml's RBAC.
+type HostedOperator struct {
+	*RunningOperator
+	// PodName is the operator's Pod in the HCP namespace (POD_NAME), made from management.yaml's
+	// Deployment template, on which it writes its guest-link condition.
+	PodName string
+	// KubeconfigPath is the mounted guest kubeconfig file the operator follows.
+	KubeconfigPath string
+}
+
+// PrepareHostedOperator makes what HyperShift and the guest's cluster operators would have made before
+// the operator starts: the management-side ServiceAccount and RBAC, the guest identity with its RBAC
+// and Secret service-network-admin-kubeconfig with its kubeconfig (also mounted as a file), the
+// guest's ClusterCSIDriver from manifests/, and Secret manila-cloud-credentials in the HCP namespace
+// with the world's clouds.yaml.
+func (hw *HostedWorld) PrepareHostedOperator(t testing.TB) (mgmtKubeconfig []byte, kubeconfigPath string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+	defer cancel()
+	mgmtObjs, err := manifestshosted.Management(hw.HCPNamespace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mgmtRBAC []*unstructured.Unstructured
+	for _, o := range mgmtObjs {
+		if o.GetKind() != "Deployment" {
+			mgmtRBAC = append(mgmtRBAC, o)
+		}
+	}
+	if mgmtKubeconfig, err = hw.ControlPlane.CreateServiceAccount(ctx, hw.HCPNamespace, names.OperatorName, documents(t, mgmtRBAC)); err != nil {
+		t.Fatalf("the operator's management-side identity: %v", err)
+	}
+	guestObjs, err := manifestshosted.Guest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	guestKubeconfig, err := hw.Guest.CreateServiceAccount(ctx, names.OperatorNamespace, names.OperatorName, documents(t, guestObjs))
+	if err != nil {
+		t.Fatalf("the operator's guest identity: %v", err)
+	}
+	if err := hw.StoreGuestKubeconfig(ctx, guestKubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	kubeconfigPath = filepath.Join(t.TempDir(), "guest-kubeconfig", GuestKubeconfigKey)
+	if err := hw.MountGuestKubeconfig(ctx, kubeconfigPath); err != nil {
+		t.Fatal(err)
+	}
+	standalone, err := manifests.Objects()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range standalone {
+		if o.GetKind() == "ClusterCSIDriver" {
+			if err := hw.Guest.ApplyDocuments(ctx, documents(t, []*unstructured.Unstructured{o})); err != nil {
+				t.Fatalf("the guest's ClusterCSIDriver: %v", err)
+			}
+		}
+	}
+	if err := hw.ControlPlane.WriteSecret(ctx, hw.HCPNamespace, names.CloudCredentialsSecret,
+		map[string][]byte{names.CloudsYAMLKey: hw.OpenStack.CloudsYAML()}); err != nil {
+		t.Fatal(err)
+	}
+	return mgmtKubeconfig, kubeconfigPath
+}
+
+// MountGuestKubeconfig writes the content of Secret service-network-admin-kubeconfig to path as the
+// kubelet updates a Secret volume: a complete new file swapped in.
+func (hw *HostedWorld) MountGuestKubeconfig(ctx context.Context, path string) error {
+	kc, err := hw.GuestKubeconfig(ctx)
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomically(path, kc)
+}
+
+// WriteFileAtomically replaces path's content at once (a temporary file renamed over it).
+func WriteFileAtomically(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := path + ".new"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// RunHostedOperator prepares the hosted world (PrepareHostedOperator) and runs the operator with opts
+// (GuestKubeconfig is set here) until the test ends.
+func (hw *HostedWorld) RunHostedOperator(t *testing.T, opts *operator.Options, counter *RequestCounter) *HostedOperator {
+	t.Helper()
+	mgmtKubeconfig, path := hw.PrepareHostedOperator(t)
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(mgmtKubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.QPS, cfg.Burst = 0, 0
+	pod := hw.hostedOperatorPod(t)
+	t.Setenv("POD_NAME", pod)
+	opts.GuestKubeconfig = path
+	return &HostedOperator{RunningOperator: hw.runOperatorAs(t, opts, counter, cfg, hw.HCPNamespace), PodName: pod, KubeconfigPath: path}
+}
+
+// hostedOperatorPod creates the operator's Pod in the HCP namespace from management.yaml's Deployment
+// template (with its readiness gate), as the Deployment controller would, and returns its name.
+func (hw *HostedWorld) hostedOperatorPod(t testing.TB) string {
+	t.Helper()
+	objs, err := manifestshosted.Management(hw.HCPNamespace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		if o.GetKind() != "Deployment" {
+			continue
+		}
+		template, _, err := unstructured.NestedMap(o.Object, "spec", "template")
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := json.Marshal(template)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tmpl corev1.PodTemplateSpec
+		if err := json.Unmarshal(data, &tmpl); err != nil {
+			t.Fatal(err)
+		}
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: names.OperatorName + "-hosted-0", Namespace: hw.HCPNamespace,
+			Labels: tmpl.Labels}, Spec: tmpl.Spec}
+		pods := hw.Kube.CoreV1().Pods(hw.HCPNamespace)
+		if err := pods.Delete(context.Background(), pod.Name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil && !apierrors.IsNotFound(err) {
+			t.Fatal(err)
+		}
+		Eventually(t, DefaultTimeout, "the operator's pod in the HCP namespace", func(ctx context.Context) error {
+			_, err := pods.Create(ctx, pod, metav1.CreateOptions{})
+			return err
+		})
+		t.Cleanup(func() { _ = pods.Delete(context.Background(), pod.Name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}) })
+		return pod.Name
+	}
+	t.Fatal("manifests/hosted/management.yaml has no Deployment")
+	return ""
+}
+
+// PodCondition returns the operator pod's condition of type, or an error if it has none.
+func (hw *HostedWorld) PodCondition(ctx context.Context, pod, conditionType string) (corev1.PodCondition, error) {
+	p, err := hw.Kube.CoreV1().Pods(hw.HCPNamespace).Get(ctx, pod, metav1.GetOptions{})
+	if err != nil {
+		return corev1.PodCondition{}, err
+	}
+	for _, c := range p.Status.Conditions {
+		if string(c.Type) == conditionType {
+			return c, nil
+		}
+	}
+	return corev1.PodCondition{}, fmt.Errorf("pod %s/%s has no condition %s", hw.HCPNamespace, pod, conditionType)
+}
+
+func documents(t testing.TB, objs []*unstructured.Unstructured) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	for _, o := range objs {
+		data, err := json.Marshal(o.Object)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.Write(data)
+		out.WriteString("\n")
+	}
+	return out.Bytes()
+}

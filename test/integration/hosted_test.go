@@ -1,0 +1,287 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/guestlink"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/manila"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/secretsync"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/hosted"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/state"
+	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
+)
+
+// startHosted resets what earlier tests' operators left in the management world (so that what is
+// found there now is this operator's), starts a guest and runs the hosted operator for it.
+func startHosted(t *testing.T) (*framework.HostedWorld, *framework.HostedOperator) {
+	t.Helper()
+	world.ResetOperand(t)
+	world.ResetStorageClasses(t)
+	hw := world.StartHosted(t, framework.HostedOptions{})
+	opts, counter := framework.OperatorOptions()
+	return hw, hw.RunHostedOperator(t, opts, counter)
+}
+
+// waitGuestLink waits until the operator pod's guest-link condition has the reason (and the status it
+// implies).
+func waitGuestLink(t *testing.T, hw *framework.HostedWorld, op *framework.HostedOperator, reason string) corev1.PodCondition {
+	t.Helper()
+	var found corev1.PodCondition
+	framework.Eventually(t, framework.DefaultTimeout, "pod condition "+guestlink.PodConditionType+" "+reason, func(ctx context.Context) error {
+		c, err := hw.PodCondition(ctx, op.PodName, guestlink.PodConditionType)
+		if err != nil {
+			return err
+		}
+		want := corev1.ConditionFalse
+		if reason == guestlink.ReasonReachable {
+			want = corev1.ConditionTrue
+		}
+		if c.Reason != reason || c.Status != want {
+			return fmt.Errorf("%s=%s (%s: %s)", c.Type, c.Status, c.Reason, c.Message)
+		}
+		found = c
+		return nil
+	})
+	return found
+}
+
+func waitGuestClass(t *testing.T, hw *framework.HostedWorld, shareType string) {
+	t.Helper()
+	hw.Guest.WaitForStorageClass(t, "csi-manila-"+shareType, nil)
+}
+
+// Every object lands in its cluster and namespace and nowhere else; the conditions are the guest's;
+// a share type new in Manila reaches the guest's classes within a poll.
+func TestHostedSplit(t *testing.T) {
+	createShareType(t, framework.ShareTypeSpec{Name: "default"})
+	hw, op := startHosted(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*framework.DefaultTimeout)
+	defer cancel()
+	hcp := hw.HCPNamespace
+
+	hw.Guest.WaitForCondition(t, manila.ConditionDegraded, operatorv1.ConditionFalse)
+	hw.Guest.WaitForCondition(t, secretsync.ConditionDegraded, operatorv1.ConditionFalse)
+	waitGuestClass(t, hw, "default")
+	waitGuestLink(t, hw, op, guestlink.ReasonReachable)
+
+	// Management, HCP namespace: the controller and the objects beside it, hosted.
+	var replicas int32
+	framework.Eventually(t, framework.DefaultTimeout, "the controller Deployment in "+hcp, func(ctx context.Context) error {
+		d, err := hw.Kube.AppsV1().Deployments(hcp).Get(ctx, framework.ControllerDeployment, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if d.Spec.Template.Labels[hosted.LabelHostedControlPlane] != hcp {
+			return fmt.Errorf("pod labels %v: want %s=%s", d.Spec.Template.Labels, hosted.LabelHostedControlPlane, hcp)
+		}
+		found := false
+		for _, v := range d.Spec.Template.Spec.Volumes {
+			found = found || (v.Secret != nil && v.Secret.SecretName == hosted.GuestKubeconfigSecret)
+		}
+		if !found {
+			return fmt.Errorf("no volume of Secret %s", hosted.GuestKubeconfigSecret)
+		}
+		if !hasAnnotationPrefix(d.Spec.Template.Annotations, "operator.openshift.io/dep-") {
+			return fmt.Errorf("no hash annotations yet: %v", d.Spec.Template.Annotations)
+		}
+		replicas = *d.Spec.Replicas
+		return nil
+	})
+	if replicas != 1 {
+		t.Errorf("controller replicas %d, want 1 (SingleReplica)", replicas)
+	}
+	framework.Eventually(t, framework.DefaultTimeout, "the controller's objects in "+hcp, func(ctx context.Context) error {
+		if _, err := hw.Kube.CoreV1().ServiceAccounts(hcp).Get(ctx, "manila-csi-driver-controller-sa", metav1.GetOptions{}); err != nil {
+			return err
+		}
+		if _, err := hw.Kube.CoreV1().Services(hcp).Get(ctx, "manila-csi-driver-controller-metrics", metav1.GetOptions{}); err != nil {
+			return err
+		}
+		if _, err := hw.Kube.PolicyV1().PodDisruptionBudgets(hcp).Get(ctx, "manila-csi-driver-controller-pdb", metav1.GetOptions{}); err != nil {
+			return err
+		}
+		cm, err := hw.Kube.CoreV1().ConfigMaps(hcp).Get(ctx, state.ConfigMapName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if cm.Data[state.ManilaFoundKey] == "" {
+			return fmt.Errorf("state ConfigMap without %s", state.ManilaFoundKey)
+		}
+		_, err = hw.Kube.CoreV1().ConfigMaps(hcp).Get(ctx, "manila-csi-driver-trusted-ca-bundle", metav1.GetOptions{})
+		return err
+	})
+
+	// Guest: everything its users and nodes touch.
+	hw.Guest.WaitForDaemonSet(t, framework.NodeDaemonSet, nil)
+	hw.Guest.WaitForDaemonSet(t, framework.NFSNodeDaemonSet, nil)
+	framework.Eventually(t, framework.DefaultTimeout, "the guest's CSIDriver and driver secret", func(ctx context.Context) error {
+		if _, err := hw.Guest.Kube.StorageV1().CSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{}); err != nil {
+			return err
+		}
+		s, err := hw.Guest.Kube.CoreV1().Secrets(names.OperandNamespace).Get(ctx, names.DriverSecret, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if len(s.Data["os-authURL"]) == 0 {
+			return fmt.Errorf("driver secret without os-authURL: keys %d", len(s.Data))
+		}
+		return nil
+	})
+
+	// Nowhere else: nothing of the controller in the guest; nothing of the guest in the management
+	// cluster (whose own operand was reset above).
+	absent := func(what string, err error) {
+		t.Helper()
+		if !apierrors.IsNotFound(err) {
+			t.Errorf("%s: %v, want NotFound", what, err)
+		}
+	}
+	_, err := hw.Guest.Kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, framework.ControllerDeployment, metav1.GetOptions{})
+	absent("guest controller Deployment", err)
+	_, err = hw.Guest.Kube.PolicyV1().PodDisruptionBudgets(names.OperandNamespace).Get(ctx, "manila-csi-driver-controller-pdb", metav1.GetOptions{})
+	absent("guest PDB", err)
+	_, err = hw.Guest.Kube.CoreV1().Services(names.OperandNamespace).Get(ctx, "manila-csi-driver-controller-metrics", metav1.GetOptions{})
+	absent("guest metrics Service", err)
+	_, err = hw.Guest.Kube.CoreV1().ConfigMaps(names.OperatorNamespace).Get(ctx, state.ConfigMapName, metav1.GetOptions{})
+	absent("guest state ConfigMap (the operator's memory stays in the HCP namespace)", err)
+	_, err = hw.Kube.StorageV1().CSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
+	absent("management CSIDriver", err)
+	_, err = hw.Kube.AppsV1().DaemonSets(names.OperandNamespace).Get(ctx, framework.NodeDaemonSet, metav1.GetOptions{})
+	absent("management node DaemonSet", err)
+	_, err = hw.Kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, framework.ControllerDeployment, metav1.GetOptions{})
+	absent("management controller Deployment in the operand namespace", err)
+	_, err = hw.Kube.CoreV1().Secrets(hcp).Get(ctx, names.DriverSecret, metav1.GetOptions{})
+	absent("driver secret in the HCP namespace", err)
+	_, err = hw.Guest.Kube.CoreV1().Secrets(names.OperatorNamespace).Get(ctx, names.CloudCredentialsSecret, metav1.GetOptions{})
+	absent("the clouds.yaml Secret in the guest", err)
+	if classes, err := world.OwnedStorageClasses(ctx); err != nil || len(classes) != 0 {
+		t.Errorf("management StorageClasses of the operator: %d (%v), want none", len(classes), err)
+	}
+	if _, err := hw.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the management cluster's ClusterCSIDriver: %v, want none (the guest's is the one served)", err)
+	}
+
+	// A change in Manila reaches the guest within a poll.
+	createShareType(t, framework.ShareTypeSpec{Name: "hosted-late"})
+	waitGuestClass(t, hw, "hosted-late")
+	if _, err := hw.Kube.StorageV1().StorageClasses().Get(ctx, "csi-manila-hosted-late", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("management class csi-manila-hosted-late: %v, want NotFound", err)
+	}
+}
+
+// The guest apiserver away for a while, a rejected and then a rotated kubeconfig, a missing file:
+// each is the pod's condition (and an event) within a poll, nothing is deleted, and the operator
+// converges within a poll of the recovery, without a restart.
+func TestHostedGuestFaults(t *testing.T) {
+	createShareType(t, framework.ShareTypeSpec{Name: "default"})
+	hw, op := startHosted(t)
+	op.SkipRBACCheck() // a restarting guest apiserver refuses requests until its authorizer has the roles
+	ctx, cancel := context.WithTimeout(context.Background(), 5*framework.DefaultTimeout)
+	defer cancel()
+	waitGuestClass(t, hw, "default")
+	waitGuestLink(t, hw, op, guestlink.ReasonReachable)
+	deployment := func() error {
+		_, err := hw.Kube.AppsV1().Deployments(hw.HCPNamespace).Get(ctx, framework.ControllerDeployment, metav1.GetOptions{})
+		return err
+	}
+	framework.Eventually(t, framework.DefaultTimeout, "the controller Deployment", func(context.Context) error { return deployment() })
+
+	// The guest's kube-apiserver stopped.
+	if err := hw.Guest.StopAPIServer(); err != nil {
+		t.Fatal(err)
+	}
+	c := waitGuestLink(t, hw, op, guestlink.ReasonUnreachable)
+	if !strings.Contains(c.Message, hw.Guest.Config.Host) {
+		t.Errorf("condition message %q does not name the guest's server %s", c.Message, hw.Guest.Config.Host)
+	}
+	waitEvent(t, hw, guestlink.ReasonUnreachable)
+	createShareType(t, framework.ShareTypeSpec{Name: "during-outage"})
+	if err := deployment(); err != nil {
+		t.Errorf("the controller Deployment during the guest's outage: %v", err)
+	}
+	if err := hw.Guest.StartAPIServer(); err != nil {
+		t.Fatal(err)
+	}
+	waitGuestLink(t, hw, op, guestlink.ReasonReachable)
+	waitGuestClass(t, hw, "during-outage")
+	waitGuestClass(t, hw, "default")
+
+	// Credentials the guest refuses: the file rewritten with a token it never issued.
+	good, err := hw.GuestKubeconfig(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad, err := clientcmd.Load(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range bad.AuthInfos {
+		a.Token = "not-a-token-of-the-guest"
+	}
+	badData, err := clientcmd.Write(*bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := framework.WriteFileAtomically(op.KubeconfigPath, badData); err != nil {
+		t.Fatal(err)
+	}
+	waitGuestLink(t, hw, op, guestlink.ReasonCredentialsRejected)
+	// HyperShift rotates the Secret; the kubelet brings the new content into the file.
+	if _, err := hw.RotateGuestKubeconfig(ctx, names.OperatorNamespace, names.OperatorName); err != nil {
+		t.Fatal(err)
+	}
+	if err := hw.MountGuestKubeconfig(ctx, op.KubeconfigPath); err != nil {
+		t.Fatal(err)
+	}
+	waitGuestLink(t, hw, op, guestlink.ReasonReachable)
+	createShareType(t, framework.ShareTypeSpec{Name: "after-rotation"})
+	waitGuestClass(t, hw, "after-rotation")
+
+	// The file gone (the volume unmounted): the last good kubeconfig stays in use.
+	current, err := hw.GuestKubeconfig(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := removeFile(op.KubeconfigPath); err != nil {
+		t.Fatal(err)
+	}
+	waitGuestLink(t, hw, op, guestlink.ReasonKubeconfigMissing)
+	createShareType(t, framework.ShareTypeSpec{Name: "file-missing"})
+	waitGuestClass(t, hw, "file-missing")
+	if err := framework.WriteFileAtomically(op.KubeconfigPath, current); err != nil {
+		t.Fatal(err)
+	}
+	waitGuestLink(t, hw, op, guestlink.ReasonReachable)
+	if err := deployment(); err != nil {
+		t.Errorf("the controller Deployment after the faults: %v", err)
+	}
+}
+
+func waitEvent(t *testing.T, hw *framework.HostedWorld, reason string) {
+	t.Helper()
+	framework.Eventually(t, framework.DefaultTimeout, "event "+reason+" in "+hw.HCPNamespace, func(ctx context.Context) error {
+		list, err := hw.Kube.CoreV1().Events(hw.HCPNamespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		for _, e := range list.Items {
+			if e.Reason == reason {
+				return nil
+			}
+		}
+		return fmt.Errorf("no event %s among %d", reason, len(list.Items))
+	})
+}
+
+func removeFile(path string) error { return os.Remove(path) }
