@@ -257,3 +257,19 @@ func ReadManifests(path string) ([]byte, error) {
 	}
 	return out.Bytes(), nil
 }
+
+// WriteConfigMap creates the ConfigMap with data or replaces the data of the one there.
+func (cp *ControlPlane) WriteConfigMap(ctx context.Context, namespace, name string, data map[string]string) error {
+	configMaps := cp.Kube.CoreV1().ConfigMaps(namespace)
+	existing, err := configMaps.Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		_, err = configMaps.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}, Data: data}, metav1.CreateOptions{})
+		return err
+	case err != nil:
+		return err
+	}
+	existing.Data = data
+	_, err = configMaps.Update(ctx, existing, metav1.UpdateOptions{})
+	return err
+}

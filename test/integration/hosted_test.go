@@ -172,6 +172,45 @@ func TestHostedSplit(t *testing.T) {
 		t.Errorf("the management cluster's ClusterCSIDriver: %v, want none (the guest's is the one served)", err)
 	}
 
+	// An OpenStack CA in the HCP namespace's cloud config: a checked copy beside each driver, each
+	// mounting its own, and the driver secret pointing at it.
+	if err := hw.ControlPlane.WriteConfigMap(ctx, hcp, names.HostedCloudConfigMap, map[string]string{names.CABundleKey: string(world.ServiceCA.CAPEM)}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, framework.DefaultTimeout, "the OpenStack CA copies and mounts on both sides", func(ctx context.Context) error {
+		for side, cp := range map[string]*framework.ControlPlane{hcp: hw.ControlPlane, names.OperandNamespace: hw.Guest} {
+			cm, err := cp.Kube.CoreV1().ConfigMaps(side).Get(ctx, names.CloudCAConfigMap, metav1.GetOptions{})
+			if err != nil {
+				return fmt.Errorf("CA copy in %s: %w", side, err)
+			}
+			if cm.Data[names.CABundleKey] != string(world.ServiceCA.CAPEM) {
+				return fmt.Errorf("CA copy in %s differs from the source", side)
+			}
+		}
+		d, err := hw.Kube.AppsV1().Deployments(hcp).Get(ctx, framework.ControllerDeployment, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if !mountsConfigMap(d.Spec.Template.Spec, names.CloudCAConfigMap) {
+			return fmt.Errorf("the controller Deployment does not mount ConfigMap %s", names.CloudCAConfigMap)
+		}
+		ds, err := hw.Guest.Kube.AppsV1().DaemonSets(names.OperandNamespace).Get(ctx, framework.NodeDaemonSet, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if !mountsConfigMap(ds.Spec.Template.Spec, names.CloudCAConfigMap) {
+			return fmt.Errorf("the guest's node DaemonSet does not mount ConfigMap %s", names.CloudCAConfigMap)
+		}
+		s, err := hw.Guest.Kube.CoreV1().Secrets(names.OperandNamespace).Get(ctx, names.DriverSecret, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if len(s.Data["os-certAuthorityPath"]) == 0 {
+			return fmt.Errorf("the driver secret has no os-certAuthorityPath")
+		}
+		return nil
+	})
+
 	// A change in Manila reaches the guest within a poll.
 	createShareType(t, framework.ShareTypeSpec{Name: "hosted-late"})
 	waitGuestClass(t, hw, "hosted-late")
@@ -216,6 +255,24 @@ func TestHostedGuestFaults(t *testing.T) {
 	waitGuestLink(t, hw, op, guestlink.ReasonReachable)
 	waitGuestClass(t, hw, "during-outage")
 	waitGuestClass(t, hw, "default")
+
+	// The management side's credentials Secret gone: the guest's ClusterCSIDriver says so, naming it;
+	// the driver keeps its secret; back, and all is well.
+	if err := hw.Kube.CoreV1().Secrets(hw.HCPNamespace).Delete(ctx, names.CloudCredentialsSecret, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cond := hw.Guest.WaitForCondition(t, secretsync.ConditionDegraded, operatorv1.ConditionTrue)
+	if !strings.Contains(cond.Message, hw.HCPNamespace+"/"+names.CloudCredentialsSecret) {
+		t.Errorf("%s message %q does not name %s/%s", secretsync.ConditionDegraded, cond.Message, hw.HCPNamespace, names.CloudCredentialsSecret)
+	}
+	if _, err := hw.Guest.Kube.CoreV1().Secrets(names.OperandNamespace).Get(ctx, names.DriverSecret, metav1.GetOptions{}); err != nil {
+		t.Errorf("the driver secret with the credentials gone: %v", err)
+	}
+	if err := hw.ControlPlane.WriteSecret(ctx, hw.HCPNamespace, names.CloudCredentialsSecret,
+		map[string][]byte{names.CloudsYAMLKey: world.OpenStack.CloudsYAML()}); err != nil {
+		t.Fatal(err)
+	}
+	hw.Guest.WaitForCondition(t, secretsync.ConditionDegraded, operatorv1.ConditionFalse)
 
 	// Credentials the guest refuses: the file rewritten with a token it never issued.
 	good, err := hw.GuestKubeconfig(ctx)
@@ -285,3 +342,12 @@ func waitEvent(t *testing.T, hw *framework.HostedWorld, reason string) {
 }
 
 func removeFile(path string) error { return os.Remove(path) }
+
+func mountsConfigMap(spec corev1.PodSpec, name string) bool {
+	for _, v := range spec.Volumes {
+		if v.ConfigMap != nil && v.ConfigMap.Name == name {
+			return true
+		}
+	}
+	return false
+}
