@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 
+	configv1 "github.com/openshift/api/config/v1"
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
 	"k8s.io/component-base/cli"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -53,7 +55,19 @@ func newStartCommand() *cobra.Command {
 	opts.AddFlags(cmd.Flags())
 	var cert servingCert
 	cert.addFlags(cmd)
-	cmd.PreRunE = func(cmd *cobra.Command, args []string) error { return cert.apply(cmd, os.TempDir()) }
+	cmd.PreRunE = func(cmd *cobra.Command, args []string) error {
+		// Hosted, the operator holds no cluster-scoped right on the management cluster, where
+		// kube-system/extension-apiserver-authentication lives: its endpoint serves the kubelet's
+		// probes (always allowed) without the request-header CA. Bearer tokens would still be reviewed;
+		// nothing scrapes a hosted operator's metrics (docs/hosted.md).
+		config.SkipInClusterAuthenticationLookup = opts.GuestKubeconfig != ""
+		if opts.GuestKubeconfig != "" {
+			// Nor may it read the management cluster's Infrastructure, whose topology sets the lease
+			// timings: a management cluster that runs hosted control planes is highly available.
+			config.WithTopologyDetector(highlyAvailable{})
+		}
+		return cert.apply(cmd, os.TempDir())
+	}
 	// Zero keeps library-go's defaults (137 s, 107 s, 26 s): a replacement for a killed process waits
 	// up to 163 s for its lease. Single-node clusters lengthen them; tests shorten them.
 	cmd.Flags().DurationVar(&config.LeaseDuration.Duration, "leader-election-lease-duration", 0, "how long a leader's lease lasts without renewal (0: library-go's default)")
@@ -156,4 +170,11 @@ func newRenderCommand(exit func(int)) *cobra.Command {
 		return err
 	})
 	return cmd
+}
+
+// highlyAvailable is controllercmd's topology detector of a hosted operator (see newStartCommand).
+type highlyAvailable struct{}
+
+func (highlyAvailable) DetectTopology(context.Context, *rest.Config) (configv1.TopologyMode, error) {
+	return configv1.HighlyAvailableTopologyMode, nil
 }

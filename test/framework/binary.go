@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/manila-csi/manila-csi-driver-operator/manifests"
@@ -43,16 +44,23 @@ func (w *World) OperatorCommandFor(t testing.TB, tmpDir string) OperatorCommand 
 	if err != nil {
 		t.Fatal(err)
 	}
+	kubeconfig, err := w.WriteOperatorKubeconfig(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w.commandOf(t, d, names.OperatorNamespace, kubeconfig, w.OperatorPod(t), tmpDir)
+}
+
+// commandOf is the command of Deployment d's first container, run in namespace as the identity of
+// kubeconfig, as pod podName; see OperatorCommandFor.
+func (w *World) commandOf(t testing.TB, d *appsv1.Deployment, namespace, kubeconfig, podName, tmpDir string) OperatorCommand {
+	t.Helper()
 	c := d.Spec.Template.Spec.Containers[0]
 	port, err := FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	kubeconfig, err := w.WriteOperatorKubeconfig(context.Background(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	pod := &podRoot{dir: t.TempDir(), spec: d.Spec.Template.Spec, namespace: names.OperatorNamespace}
+	pod := &podRoot{dir: t.TempDir(), spec: d.Spec.Template.Spec, namespace: namespace}
 	Eventually(t, DefaultTimeout, "the operator pod's Secret and ConfigMap volumes", func(ctx context.Context) error {
 		return pod.materialize(ctx, w.Kube)
 	})
@@ -68,7 +76,7 @@ func (w *World) OperatorCommandFor(t testing.TB, tmpDir string) OperatorCommand 
 		cmd.Args = append(cmd.Args, a)
 	}
 	cmd.Args = append(cmd.Args, "--kubeconfig", kubeconfig)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "POD_NAME=" + w.OperatorPod(t)}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "POD_NAME=" + podName}
 	for _, e := range c.Env {
 		switch {
 		case e.Name == "TMPDIR":

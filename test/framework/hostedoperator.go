@@ -9,10 +9,12 @@ import (
 	"path/filepath"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/manila-csi/manila-csi-driver-operator/manifests"
@@ -124,6 +126,36 @@ func (hw *HostedWorld) RunHostedOperator(t *testing.T, opts *operator.Options, c
 	t.Setenv("POD_NAME", pod)
 	opts.GuestKubeconfig = path
 	return &HostedOperator{RunningOperator: hw.runOperatorAs(t, opts, counter, cfg, hw.HCPNamespace), PodName: pod, KubeconfigPath: path}
+}
+
+// HostedOperatorCommandFor prepares the hosted world (PrepareHostedOperator) and returns the command
+// of manifests/hosted's operator Deployment as OperatorCommandFor does for the standalone one: its
+// Secret volume with the guest kubeconfig written as the kubelet would, --guest-kubeconfig mapped
+// to it, --kubeconfig with the HCP namespace's ServiceAccount token, POD_NAME of its pod there.
+func (hw *HostedWorld) HostedOperatorCommandFor(t testing.TB, tmpDir string) (OperatorCommand, string) {
+	t.Helper()
+	mgmtKubeconfig, _ := hw.PrepareHostedOperator(t)
+	path := filepath.Join(t.TempDir(), "operator.kubeconfig")
+	if err := os.WriteFile(path, mgmtKubeconfig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	objs, err := manifestshosted.Management(hw.HCPNamespace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		if o.GetKind() != "Deployment" {
+			continue
+		}
+		var d appsv1.Deployment
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &d); err != nil {
+			t.Fatal(err)
+		}
+		pod := hw.hostedOperatorPod(t)
+		return hw.commandOf(t, &d, hw.HCPNamespace, path, pod, tmpDir), pod
+	}
+	t.Fatal("manifests/hosted/management.yaml has no Deployment")
+	return OperatorCommand{}, ""
 }
 
 // hostedOperatorPod creates the operator's Pod in the HCP namespace from management.yaml's Deployment
