@@ -58,6 +58,10 @@ type ProvisioningWorld struct {
 	Snapshots        bool
 	snapshotsMissing error
 	procs            []*process
+	// controller is the cluster of the controller Deployment; hosted, the management cluster, and
+	// the sidecars keep the guest kubeconfig the Deployment gives them.
+	controller *ControlPlane
+	hosted     bool
 }
 
 type process struct {
@@ -70,6 +74,25 @@ type process struct {
 // kube-apiserver and Manila on 127.0.0.1.
 func (w *World) StartProvisioning(t testing.TB) *ProvisioningWorld {
 	t.Helper()
+	return w.StartProvisioningWith(t, ProvisioningOptions{})
+}
+
+// ProvisioningOptions says where the controller Deployment is, when not in w's operand namespace.
+type ProvisioningOptions struct {
+	// Controller and ControllerNamespace, hosted: the management cluster and the HCP namespace. The
+	// controller pod's volumes (the guest kubeconfig among them) and environment come from there, and
+	// its sidecars reach w (the guest) with the --kubeconfig the Deployment gives them.
+	Controller          *ControlPlane
+	ControllerNamespace string
+}
+
+// StartProvisioningWith is StartProvisioning for a controller Deployment placed as opts says.
+func (w *World) StartProvisioningWith(t testing.TB, opts ProvisioningOptions) *ProvisioningWorld {
+	t.Helper()
+	controller, namespace := w.ControlPlane, names.OperandNamespace
+	if opts.Controller != nil {
+		controller, namespace = opts.Controller, opts.ControllerNamespace
+	}
 	bin := ProvisioningBinDir()
 	binary := func(name string) string { return filepath.Join(bin, name) }
 	if err := requireFiles("provisioning world (hack/provisioning.sh build "+bin+")", binary("kube-controller-manager"),
@@ -77,7 +100,7 @@ func (w *World) StartProvisioning(t testing.TB) *ProvisioningWorld {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	d, err := w.Kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, ControllerDeployment, metav1.GetOptions{})
+	d, err := controller.Kube.AppsV1().Deployments(namespace).Get(ctx, ControllerDeployment, metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("the operator's controller Deployment: %v", err)
 	}
@@ -86,17 +109,17 @@ func (w *World) StartProvisioning(t testing.TB) *ProvisioningWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &ProvisioningWorld{PodDir: podDir, LogDir: t.TempDir()}
+	p := &ProvisioningWorld{PodDir: podDir, LogDir: t.TempDir(), controller: controller, hosted: opts.Controller != nil}
 	t.Cleanup(func() {
 		p.Stop(t)
 		_ = os.RemoveAll(podDir)
 	})
-	pod := &podRoot{dir: podDir, spec: d.Spec.Template.Spec, namespace: names.OperandNamespace,
+	pod := &podRoot{dir: podDir, spec: d.Spec.Template.Spec, namespace: namespace,
 		podName: d.Name + "-e2e", nodeName: E2ENodeName}
 	// As a kubelet does, wait for the volumes' Secrets and ConfigMaps: some come from the cluster's
 	// actors (the metrics serving cert from service-ca) a moment after the Deployment.
 	Eventually(t, DefaultTimeout, "the controller pod's volumes", func(ctx context.Context) error {
-		return pod.materialize(ctx, w.Kube)
+		return pod.materialize(ctx, controller.Kube)
 	})
 	container := func(name string) corev1.Container {
 		for _, c := range d.Spec.Template.Spec.Containers {
@@ -121,7 +144,7 @@ func (w *World) StartProvisioning(t testing.TB) *ProvisioningWorld {
 		{DriverContainer, "manila-csi-plugin"},
 	} {
 		c := container(step.container)
-		args, env, err := pod.command(ctx, w.Kube, c, nil)
+		args, env, err := pod.command(ctx, controller.Kube, c, nil)
 		if err != nil {
 			t.Fatalf("container %s: %v", c.Name, err)
 		}
@@ -153,9 +176,17 @@ func (p *ProvisioningWorld) startSidecar(t testing.TB, w *World, pod *podRoot, c
 	if err != nil {
 		t.Fatal(err)
 	}
-	args, env, err := pod.command(context.Background(), w.Kube, c, map[string]string{"--http-endpoint": "127.0.0.1:" + strconv.Itoa(port)})
+	args, env, err := pod.command(context.Background(), p.controller.Kube, c, map[string]string{"--http-endpoint": "127.0.0.1:" + strconv.Itoa(port)})
 	if err != nil {
 		t.Fatalf("container %s: %v", c.Name, err)
+	}
+	name := filepath.Base(path)
+	if p.hosted {
+		// The Deployment's own --kubeconfig (the mounted guest kubeconfig) and leader-election namespace.
+		started := time.Now()
+		p.start(t, name, path, args, append(env, "POD_NAMESPACE="+pod.namespace))
+		p.waitForLease(t, w, name, lease, started)
+		return
 	}
 	var kubeconfig string
 	Eventually(t, DefaultTimeout, "a token of ServiceAccount "+pod.spec.ServiceAccountName, func(ctx context.Context) error {
@@ -166,7 +197,6 @@ func (p *ProvisioningWorld) startSidecar(t testing.TB, w *World, pod *podRoot, c
 	args = append(args, "--kubeconfig="+kubeconfig)
 	env = append(env, "POD_NAMESPACE="+names.OperandNamespace)
 	started := time.Now()
-	name := filepath.Base(path)
 	p.start(t, name, path, args, env)
 	p.waitForLease(t, w, name, lease, started)
 }
