@@ -2,6 +2,7 @@ package hosted
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -50,6 +51,10 @@ type ControlPlane struct {
 	Namespace string
 	// Availability is the HostedControlPlane's controllerAvailabilityPolicy.
 	Availability AvailabilityPolicy
+	// NodeSelector and Tolerations are the HostedControlPlane's spec.nodeSelector and spec.tolerations,
+	// which HyperShift gives every pod of the control plane.
+	NodeSelector map[string]string
+	Tolerations  []corev1.Toleration
 }
 
 // Validate refuses what no transform can place.
@@ -110,11 +115,14 @@ func (cp ControlPlane) ControllerDeployment(d *appsv1.Deployment) error {
 	pod.Labels[LabelHostedControlPlane] = cp.Namespace
 	spec := &pod.Spec
 	spec.NodeSelector = nil
+	if len(cp.NodeSelector) > 0 {
+		spec.NodeSelector = maps.Clone(cp.NodeSelector)
+	}
 	spec.PriorityClassName = PriorityClass
-	spec.Tolerations = []corev1.Toleration{
+	spec.Tolerations = append([]corev1.Toleration{
 		{Key: LabelControlPlaneNode, Operator: corev1.TolerationOpEqual, Value: "true", Effect: corev1.TaintEffectNoSchedule},
 		{Key: LabelClusterNode, Operator: corev1.TolerationOpEqual, Value: cp.Namespace, Effect: corev1.TaintEffectNoSchedule},
-	}
+	}, cp.Tolerations...)
 	spec.Affinity = cp.affinity(d.Spec.Selector)
 
 	spec.Volumes = slices.DeleteFunc(spec.Volumes, func(v corev1.Volume) bool { return v.Name == GuestKubeconfigVolume })

@@ -108,11 +108,11 @@ func TestValidate(t *testing.T) {
 		cp  ControlPlane
 		err string
 	}{
-		{ControlPlane{"clusters-a", HighlyAvailable}, ""},
-		{ControlPlane{"", HighlyAvailable}, "empty"},
-		{ControlPlane{names.OperandNamespace, HighlyAvailable}, "namespace of the guest"},
-		{ControlPlane{names.OperatorNamespace, SingleReplica}, "namespace of the guest"},
-		{ControlPlane{"clusters-a", ""}, "controllerAvailabilityPolicy"},
+		{ControlPlane{Namespace: "clusters-a", Availability: HighlyAvailable}, ""},
+		{ControlPlane{Availability: HighlyAvailable}, "empty"},
+		{ControlPlane{Namespace: names.OperandNamespace, Availability: HighlyAvailable}, "namespace of the guest"},
+		{ControlPlane{Namespace: names.OperatorNamespace, Availability: SingleReplica}, "namespace of the guest"},
+		{ControlPlane{Namespace: "clusters-a"}, "controllerAvailabilityPolicy"},
 	} {
 		err := tc.cp.Validate()
 		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
@@ -146,7 +146,7 @@ func TestControllerDeployment(t *testing.T) {
 	for _, tc := range []struct {
 		cp       ControlPlane
 		replicas int32
-	}{{ControlPlane{"clusters-a", SingleReplica}, 1}, {ControlPlane{"clusters-b", HighlyAvailable}, 2}} {
+	}{{ControlPlane{Namespace: "clusters-a", Availability: SingleReplica}, 1}, {ControlPlane{Namespace: "clusters-b", Availability: HighlyAvailable}, 2}} {
 		t.Run(tc.cp.Namespace, func(t *testing.T) {
 			before := standaloneDeployment(t)
 			d := before.DeepCopy()
@@ -228,11 +228,11 @@ func TestControllerDeploymentRefuses(t *testing.T) {
 	} {
 		d := standaloneDeployment(t)
 		change(d)
-		if err := (ControlPlane{"clusters-a", SingleReplica}).ControllerDeployment(d); err == nil {
+		if err := (ControlPlane{Namespace: "clusters-a", Availability: SingleReplica}).ControllerDeployment(d); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
-	if err := (ControlPlane{"clusters-a", ""}).ControllerDeployment(standaloneDeployment(t)); err == nil {
+	if err := (ControlPlane{Namespace: "clusters-a"}).ControllerDeployment(standaloneDeployment(t)); err == nil {
 		t.Errorf("no availability policy: no error")
 	}
 }

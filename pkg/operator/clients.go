@@ -15,6 +15,7 @@ import (
 	apiextv1informers "k8s.io/apiextensions-apiserver/pkg/client/informers/externalversions/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -45,6 +46,8 @@ type clients struct {
 	// metricsCert caches the metrics serving certificate only, hosted (the HCP namespace's Secrets are
 	// the whole control plane's); standalone the operand namespace's Secret informer serves.
 	metricsCert informers.SharedInformerFactory
+	// hostedControlPlanes, hosted only, caches the HCP namespace's HostedControlPlane.
+	hostedControlPlanes dynamicinformer.DynamicSharedInformerFactory
 
 	kube          kubernetes.Interface
 	dynamic       dynamic.Interface
@@ -136,6 +139,7 @@ func newClients(cc *controllercmd.ControllerContext, guestConfig *rest.Config, h
 		c.mgmtInformers = informercache.KubeForNamespaces(c.mgmtKube, hcp)
 		c.metricsCert = informercache.Named(c.mgmtKube, hcp, MetricsCertSecret)
 		c.operatorConfig = informercache.Named(kube, names.OperatorNamespace, operatorconfig.ConfigMapName)
+		c.hostedControlPlanes = dynamicinformer.NewFilteredDynamicSharedInformerFactory(c.mgmtDynamic, informercache.Resync, hcp, nil)
 		hostedFactories = append(hostedFactories, c.metricsCert, c.operatorConfig)
 	} else {
 		c.operatorConfig = kubeInformers.InformersFor(names.OperatorNamespace)
@@ -144,6 +148,7 @@ func newClients(cc *controllercmd.ControllerContext, guestConfig *rest.Config, h
 	c.start = func(stop <-chan struct{}) {
 		if c.layout.Hosted {
 			c.mgmtInformers.Start(stop)
+			c.hostedControlPlanes.Start(stop)
 		}
 		for _, f := range hostedFactories {
 			f.Start(stop)

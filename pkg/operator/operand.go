@@ -3,6 +3,7 @@ package operator
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"time"
 
@@ -16,8 +17,10 @@ import (
 	"github.com/openshift/library-go/pkg/operator/resource/resourceread"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/manila-csi/manila-csi-driver-operator/assets"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/workloadselector"
@@ -66,11 +69,15 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 		Nodes: c.kubeInformers.InformersFor("").Core().V1().Nodes(), Mounts: mounts,
 	}
 	if c.layout.Hosted {
-		// csi-operator's hosted Manila controller runs one replica; HyperShift's availability policy
-		// is not read yet (docs/hosted.md).
+		// Until the HostedControlPlane is read: one replica, as csi-operator's hosted Manila controller.
 		inputs.Hosted = &hosted.ControlPlane{Namespace: c.layout.ControllerNamespace, Availability: hosted.SingleReplica}
 		inputs.ControllerConfigMaps = c.mgmtInformers.InformersFor(c.layout.ControllerNamespace).Core().V1().ConfigMaps()
 		inputs.ControllerSecrets = c.metricsCert.Core().V1().Secrets()
+		hcps := c.hostedControlPlanes.ForResource(hosted.HostedControlPlaneResource)
+		inputs.HostedControlPlaneInformer = hcps.Informer()
+		inputs.HostedControlPlane = func() (hosted.ControlPlane, error) {
+			return currentControlPlane(c.layout.ControllerNamespace, hcps.Lister())
+		}
 	}
 	w := NewWorkloadHooks(inputs)
 	nodeManifest, nfsManifest, controllerManifest := mustRender(render, assets.NodeDaemonSet), mustRender(render, assets.NFSNodeDaemonSet), mustRender(render, assets.ControllerDeployment)
@@ -133,6 +140,23 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 	})
 	return &operandControllers{set: set, controlPlane: controlPlane, nfsNode: nfsNode, selectors: selectors, operatorClient: c.operatorClient,
 		snapshotCRDSynced: snapshotCRDs.Informer().HasSynced}
+}
+
+// currentControlPlane is the control plane in namespace as its HostedControlPlane (HyperShift makes
+// one per HCP namespace) says now; without one, HyperShift's defaults.
+func currentControlPlane(namespace string, lister cache.GenericLister) (hosted.ControlPlane, error) {
+	objs, err := lister.ByNamespace(namespace).List(labels.Everything())
+	if err != nil {
+		return hosted.ControlPlane{}, err
+	}
+	if len(objs) == 0 {
+		return hosted.ControlPlane{Namespace: namespace, Availability: hosted.SingleReplica}, nil
+	}
+	u, ok := objs[0].(*unstructured.Unstructured)
+	if !ok {
+		return hosted.ControlPlane{}, fmt.Errorf("HostedControlPlane in %s: unexpected %T", namespace, objs[0])
+	}
+	return hosted.FromHostedControlPlane(namespace, u)
 }
 
 // onCluster keeps the assets the hosted flavour applies to cluster.

@@ -38,6 +38,11 @@ type WorkloadInputs struct {
 	Hosted               *hosted.ControlPlane
 	ControllerConfigMaps corev1informers.ConfigMapInformer
 	ControllerSecrets    corev1informers.SecretInformer
+	// HostedControlPlane, if set, gives the hosted control plane as its HostedControlPlane describes
+	// it now (availability policy, node selector, tolerations), in place of Hosted; its informer
+	// re-runs the controller's hooks when it changes.
+	HostedControlPlane         func() (hosted.ControlPlane, error)
+	HostedControlPlaneInformer factory.Informer
 }
 
 // WorkloadHooks are the hooks of each operand workload, in the order they run after library-go's
@@ -76,8 +81,17 @@ func NewWorkloadHooks(in WorkloadInputs) WorkloadHooks {
 		controllerMounts,
 	)
 	if in.Hosted != nil {
-		cp := *in.Hosted
-		deploymentHooks = append(deploymentHooks, func(_ *opv1.OperatorSpec, d *appsv1.Deployment) error { return cp.ControllerDeployment(d) })
+		current := func() (hosted.ControlPlane, error) { return *in.Hosted, nil }
+		if in.HostedControlPlane != nil {
+			current = in.HostedControlPlane
+		}
+		deploymentHooks = append(deploymentHooks, func(_ *opv1.OperatorSpec, d *appsv1.Deployment) error {
+			cp, err := current()
+			if err != nil {
+				return err
+			}
+			return cp.ControllerDeployment(d)
+		})
 	}
 	// Both workload kinds re-sync on the operand ConfigMaps and Secrets their hooks read (trusted CA,
 	// OpenStack CA copy, hashed secrets) and on their hooks' own informers.
@@ -90,6 +104,9 @@ func NewWorkloadHooks(in WorkloadInputs) WorkloadHooks {
 		controllerInformers = append(controllerInformers,
 			hooks.Events(controllerConfigMaps.Informer(), hooks.Named(hooks.TrustedCAConfigMap, names.CloudCAConfigMap)),
 			hooks.Events(controllerSecrets.Informer(), hooks.Named(MetricsCertSecret)))
+		if in.HostedControlPlaneInformer != nil {
+			controllerInformers = append(controllerInformers, in.HostedControlPlaneInformer)
+		}
 	} else {
 		controllerInformers = append(controllerInformers, hooks.ControlPlaneNodeEvents(in.Nodes))
 	}

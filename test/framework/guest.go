@@ -17,6 +17,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/manila-csi/manila-csi-driver-operator/manifests"
@@ -120,6 +121,14 @@ func (w *World) StartHosted(t testing.TB, opts HostedOptions) *HostedWorld {
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatalf("PriorityClass hypershift-control-plane: %v", err)
 	}
+	// HyperShift's CRD of the HostedControlPlane, of which the operator reads the placement fields.
+	if err := w.ApplyDocuments(ctx, []byte(hostedControlPlaneCRD)); err != nil {
+		t.Fatalf("the HostedControlPlane CRD: %v", err)
+	}
+	Eventually(t, DefaultTimeout, "the HostedControlPlane CRD established", func(ctx context.Context) error {
+		_, err := w.Dynamic.Resource(hostedControlPlanes).Namespace(ns).List(ctx, metav1.ListOptions{})
+		return err
+	})
 	guest, err := StartGuest(ctx, opts.Guest)
 	if err != nil {
 		t.Fatalf("starting the guest cluster: %v", err)
@@ -272,4 +281,42 @@ func (cp *ControlPlane) WriteConfigMap(ctx context.Context, namespace, name stri
 	existing.Data = data
 	_, err = configMaps.Update(ctx, existing, metav1.UpdateOptions{})
 	return err
+}
+
+var hostedControlPlanes = schema.GroupVersionResource{Group: "hypershift.openshift.io", Version: "v1beta1", Resource: "hostedcontrolplanes"}
+
+// hostedControlPlaneCRD is HyperShift's CRD reduced to what the test world needs: the same group,
+// version, kind and scope; the schema keeps every field (HyperShift's full schema is thousands of lines).
+const hostedControlPlaneCRD = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: hostedcontrolplanes.hypershift.openshift.io
+spec:
+  group: hypershift.openshift.io
+  names: {kind: HostedControlPlane, listKind: HostedControlPlaneList, plural: hostedcontrolplanes, singular: hostedcontrolplane, shortNames: [hcp]}
+  scope: Namespaced
+  versions:
+  - name: v1beta1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-preserve-unknown-fields: true
+`
+
+// CreateHostedControlPlane creates the HCP namespace's HostedControlPlane with spec, as HyperShift
+// does for each hosted cluster; it is deleted when the test ends.
+func (hw *HostedWorld) CreateHostedControlPlane(t testing.TB, spec map[string]any) {
+	t.Helper()
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "hypershift.openshift.io/v1beta1", "kind": "HostedControlPlane",
+		"metadata": map[string]any{"name": "manila-guest", "namespace": hw.HCPNamespace}, "spec": spec}}
+	client := hw.Dynamic.Resource(hostedControlPlanes).Namespace(hw.HCPNamespace)
+	if _, err := client.Create(context.Background(), obj, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("HostedControlPlane: %v", err)
+	}
+	t.Cleanup(func() { _ = client.Delete(context.Background(), "manila-guest", metav1.DeleteOptions{}) })
 }

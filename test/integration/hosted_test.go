@@ -122,6 +122,24 @@ func TestHostedSplit(t *testing.T) {
 		return err
 	})
 
+	// The HostedControlPlane's availability policy and placement, read as HyperShift writes them.
+	hw.CreateHostedControlPlane(t, map[string]any{
+		"controllerAvailabilityPolicy": "HighlyAvailable",
+		"nodeSelector":                 map[string]any{"hypershift.openshift.io/pool": "control-planes"},
+		"tolerations":                  []any{map[string]any{"key": "dedicated", "operator": "Exists", "effect": "NoSchedule"}},
+	})
+	framework.Eventually(t, framework.DefaultTimeout, "the controller placed as the HostedControlPlane says", func(ctx context.Context) error {
+		d, err := hw.Kube.AppsV1().Deployments(hcp).Get(ctx, framework.ControllerDeployment, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		spec := d.Spec.Template.Spec
+		if *d.Spec.Replicas != 2 || spec.NodeSelector["hypershift.openshift.io/pool"] != "control-planes" || len(spec.Tolerations) != 3 {
+			return fmt.Errorf("replicas %d, node selector %v, %d tolerations: want 2 (HighlyAvailable), the pool, 3", *d.Spec.Replicas, spec.NodeSelector, len(spec.Tolerations))
+		}
+		return nil
+	})
+
 	// Guest: everything its users and nodes touch.
 	hw.Guest.WaitForDaemonSet(t, framework.NodeDaemonSet, nil)
 	hw.Guest.WaitForDaemonSet(t, framework.NFSNodeDaemonSet, nil)
