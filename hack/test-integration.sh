@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs the integration tests (test/integration) in INTEGRATION_SHARDS processes side by side, each
 # against its own test world on its own ports. Within one world the tests share the ClusterCSIDriver
-# and the namespaces, so they run one after another; the shards split the tests round-robin in
-# source order. A shard that fails prints its whole output; one that passes prints each test's
-# time, slowest first (to balance the shards by). The run fails if any shard fails or any test
-# skips (a skipped test proves nothing).
+# and the namespaces, so they run one after another; the shards are balanced by each test's time in
+# hack/integration-durations.txt (longest first, each to the shard with the least time so far). A
+# shard that fails prints its whole output; one that passes prints each test's time, slowest first
+# (to refresh that file with). The run fails if any shard fails or any test skips (a skipped test
+# proves nothing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARDS=${INTEGRATION_SHARDS:-3}
@@ -15,10 +16,17 @@ mapfile -t tests < <($GO test -list '.*' "$PKG" | grep '^Test')
 [ "${#tests[@]}" -gt 0 ] || { echo "no integration tests found" >&2; exit 1; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+# "shard test" lines: longest-processing-time-first over the recorded times.
+printf '%s\n' "${tests[@]}" | awk -v shards="$SHARDS" '
+  NR == FNR { if ($0 !~ /^#/) secs[$2] = $1; next }
+  { t[$1] = ($1 in secs) ? secs[$1] : 30; order[++n] = $1 }
+  END {
+    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (t[order[j]] > t[order[i]]) { x = order[i]; order[i] = order[j]; order[j] = x }
+    for (i = 1; i <= n; i++) { best = 0; for (s = 1; s < shards; s++) if (load[s] < load[best]) best = s; load[best] += t[order[i]]; print best, order[i] }
+  }' hack/integration-durations.txt - > "$out/plan"
 pids=()
 for ((s = 0; s < SHARDS; s++)); do
-  names=()
-  for ((i = s; i < ${#tests[@]}; i += SHARDS)); do names+=("${tests[i]}"); done
+  mapfile -t names < <(awk -v s="$s" '$1 == s { print $2 }' "$out/plan")
   [ "${#names[@]}" -gt 0 ] || continue
   regex="^($(IFS='|'; echo "${names[*]}"))\$"
   echo "== integration shard $((s + 1))/$SHARDS: ${#names[@]} tests"

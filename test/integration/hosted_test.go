@@ -253,6 +253,10 @@ func TestHostedGuestFaults(t *testing.T) {
 		return err
 	}
 	framework.Eventually(t, framework.DefaultTimeout, "the controller Deployment", func(context.Context) error { return deployment() })
+	framework.Eventually(t, framework.DefaultTimeout, "the guest's driver secret", func(ctx context.Context) error {
+		_, err := hw.Guest.Kube.CoreV1().Secrets(names.OperandNamespace).Get(ctx, names.DriverSecret, metav1.GetOptions{})
+		return err
+	})
 
 	// The guest's kube-apiserver stopped.
 	if err := hw.Guest.StopAPIServer(); err != nil {
