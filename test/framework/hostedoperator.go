@@ -192,7 +192,9 @@ func (hw *HostedWorld) hostedOperatorPod(t testing.TB) string {
 			_, err := pods.Create(ctx, pod, metav1.CreateOptions{})
 			return err
 		})
-		t.Cleanup(func() { _ = pods.Delete(context.Background(), pod.Name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}) })
+		t.Cleanup(func() {
+			_ = pods.Delete(context.Background(), pod.Name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)})
+		})
 		return pod.Name
 	}
 	t.Fatal("manifests/hosted/management.yaml has no Deployment")
