@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -268,9 +269,20 @@ func TestHostedGuestFaults(t *testing.T) {
 	}
 	waitEvent(t, hw, guestlink.ReasonUnreachable)
 	createShareType(t, framework.ShareTypeSpec{Name: "during-outage"})
-	if err := deployment(); err != nil {
-		t.Errorf("the controller Deployment during the guest's outage: %v", err)
-	}
+	// A minute away: the verdict holds and the controller's side is kept, untouched.
+	framework.Consistently(t, time.Minute, "the guest away: verdict and controller kept", func(ctx context.Context) error {
+		if err := deployment(); err != nil {
+			return fmt.Errorf("the controller Deployment: %w", err)
+		}
+		c, err := hw.PodCondition(ctx, op.PodName, guestlink.PodConditionType)
+		if err != nil {
+			return err
+		}
+		if c.Reason != guestlink.ReasonUnreachable {
+			return fmt.Errorf("condition %s: %s", c.Reason, c.Message)
+		}
+		return nil
+	})
 	if err := hw.Guest.StartAPIServer(); err != nil {
 		t.Fatal(err)
 	}
@@ -326,6 +338,15 @@ func TestHostedGuestFaults(t *testing.T) {
 	waitGuestLink(t, hw, op, guestlink.ReasonReachable)
 	createShareType(t, framework.ShareTypeSpec{Name: "after-rotation"})
 	waitGuestClass(t, hw, "after-rotation")
+
+	// Not a kubeconfig: reported, the last good one stays in use.
+	if err := framework.WriteFileAtomically(op.KubeconfigPath, []byte("clusters: [")); err != nil {
+		t.Fatal(err)
+	}
+	c = waitGuestLink(t, hw, op, guestlink.ReasonKubeconfigInvalid)
+	if !strings.Contains(c.Message, op.KubeconfigPath) {
+		t.Errorf("condition message %q does not name the file %s", c.Message, op.KubeconfigPath)
+	}
 
 	// The file gone (the volume unmounted): the last good kubeconfig stays in use.
 	current, err := hw.GuestKubeconfig(ctx)
