@@ -117,6 +117,13 @@ func WriteFileAtomically(path string, data []byte) error {
 func (hw *HostedWorld) RunHostedOperator(t *testing.T, opts *operator.Options, counter *RequestCounter) *HostedOperator {
 	t.Helper()
 	mgmtKubeconfig, path := hw.PrepareHostedOperator(t)
+	return hw.RunPreparedHostedOperator(t, opts, counter, mgmtKubeconfig, path)
+}
+
+// RunPreparedHostedOperator runs the operator of a prepared hosted world as the management identity
+// of mgmtKubeconfig, following the guest kubeconfig file at path (which need not exist yet).
+func (hw *HostedWorld) RunPreparedHostedOperator(t *testing.T, opts *operator.Options, counter *RequestCounter, mgmtKubeconfig []byte, path string) *HostedOperator {
+	t.Helper()
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(mgmtKubeconfig)
 	if err != nil {
 		t.Fatal(err)

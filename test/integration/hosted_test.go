@@ -394,3 +394,29 @@ func mountsConfigMap(spec corev1.PodSpec, name string) bool {
 	}
 	return false
 }
+
+// A pod can start before HyperShift's Secret reaches its volume: the operator waits for the guest
+// kubeconfig, saying so in the pod's condition, and serves the guest once the file is there.
+func TestHostedStartsBeforeItsGuestKubeconfig(t *testing.T) {
+	createShareType(t, framework.ShareTypeSpec{Name: "default"})
+	world.ResetOperand(t)
+	world.ResetStorageClasses(t)
+	hw := world.StartHosted(t, framework.HostedOptions{})
+	mgmtKubeconfig, path := hw.PrepareHostedOperator(t)
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	opts, counter := framework.OperatorOptions()
+	op := hw.RunPreparedHostedOperator(t, opts, counter, mgmtKubeconfig, path)
+	c := waitGuestLink(t, hw, op, guestlink.ReasonKubeconfigMissing)
+	if !strings.Contains(c.Message, path) {
+		t.Errorf("condition message %q does not name the file %s", c.Message, path)
+	}
+	waitEvent(t, hw, guestlink.ReasonKubeconfigMissing)
+	if err := hw.MountGuestKubeconfig(context.Background(), path); err != nil {
+		t.Fatal(err)
+	}
+	waitGuestLink(t, hw, op, guestlink.ReasonReachable)
+	waitGuestClass(t, hw, "default")
+	hw.Guest.WaitForCondition(t, manila.ConditionDegraded, operatorv1.ConditionFalse)
+}
