@@ -76,7 +76,11 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 		WithLogLevelController().
 		WithManagementStateController("Manila", false).
 		WithCSIConfigObserverController(configObserverController, c.configInformer)
-	render := s.assetVars().AssetFunc()
+	// Rendered once, as JSON: library-go's controllers decode these manifests on every sync.
+	render, err := s.assetVars().JSONAssetFunc()
+	if err != nil {
+		return err
+	}
 	validateMounts, err := mountsValidator(render)
 	if err != nil {
 		return err
