@@ -39,7 +39,7 @@ TEST_FLAGS ?= -count=1 -p 1 -timeout 45m
 .PHONY: all build bench demo test test-unit test-deps deps-apt deps-controlplane deps-crds deps-provisioning fuzz verify vendor clean
 
 # Fuzz targets as package:function; their seed corpora live in each package's testdata/fuzz.
-FUZZ_TARGETS := ./pkg/storageclass:FuzzClassNames ./pkg/cloudcredentials:FuzzDriverSecret \
+FUZZ_TARGETS := ./pkg/classplan:FuzzClassNames ./pkg/cloudcredentials:FuzzDriverSecret \
 	./pkg/operatorconfig:FuzzParse ./pkg/extramounts:FuzzApply
 FUZZTIME ?= 60s
 

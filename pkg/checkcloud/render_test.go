@@ -10,17 +10,17 @@ import (
 
 	"github.com/manila-csi/manila-csi-driver-operator/assets"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 )
 
 func TestRender(t *testing.T) {
-	snapType := sharetypes.ShareType{ID: "4", Name: "snap", IsPublic: true,
+	snapType := manilatypes.ShareType{ID: "4", Name: "snap", IsPublic: true,
 		ExtraSpecs: map[string]string{"snapshot_support": "True", "create_share_from_snapshot_support": "True"}}
-	usable := Build(with(okFacts, func(f *Facts) { f.ShareTypes = []sharetypes.ShareType{nfsType, cephType, snapType} }))
+	usable := Build(with(okFacts, func(f *Facts) { f.ShareTypes = []manilatypes.ShareType{nfsType, cephType, snapType} }))
 	broken := Build(with(okFacts, func(f *Facts) { f.ManilaErr = openstack.ErrNoManilaService }))
 	member := Build(with(okFacts, func(f *Facts) {
-		f.Roles, f.PublicOnly, f.ShareTypes = []string{"member"}, "the credentials have no admin role", []sharetypes.ShareType{nfsType}
+		f.Roles, f.PublicOnly, f.ShareTypes = []string{"member"}, "the credentials have no admin role", []manilatypes.ShareType{nfsType}
 	}))
 	exportCIDR := Build(with(okFacts, func(f *Facts) { f.Config.ExportLocations.Network = "192.168.50.9/24" }))
 	exportMN := Build(with(okFacts, func(f *Facts) {
@@ -85,7 +85,7 @@ func TestRender(t *testing.T) {
 
 // JSON and YAML carry the whole report, so scripts read what the text shows.
 func TestRenderMachineFormats(t *testing.T) {
-	r := Build(with(okFacts, func(f *Facts) { f.ShareTypes = []sharetypes.ShareType{nfsType} }))
+	r := Build(with(okFacts, func(f *Facts) { f.ShareTypes = []manilatypes.ShareType{nfsType} }))
 	for _, format := range []string{FormatJSON, FormatYAML} {
 		var b bytes.Buffer
 		if err := Render(&b, r, format); err != nil {

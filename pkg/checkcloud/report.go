@@ -1,6 +1,6 @@
 // Package checkcloud is the `check-cloud` command: it tells an admin, without a cluster, whether the
 // operator could use Manila with a clouds.yaml and what StorageClasses it would make. The decisions are
-// the operator's own (pkg/openstack, pkg/storageclass, pkg/operatorconfig); this package only gathers
+// the operator's own (pkg/openstack, pkg/classplan, pkg/operatorconfig); this package only gathers
 // their answers into a report.
 package checkcloud
 
@@ -13,12 +13,12 @@ import (
 
 	"github.com/gophercloud/utils/v2/openstack/clientconfig"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/exportlocation"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 )
 
 // Report is what check-cloud prints, as text, JSON or YAML. It holds no credential.
@@ -95,12 +95,12 @@ type Facts struct {
 	RolesKnown     bool
 	// PublicOnly is why only public share types were listed, "" when all were.
 	PublicOnly string
-	ShareTypes []sharetypes.ShareType
+	ShareTypes []manilatypes.ShareType
 	ListErr    error
 }
 
 // Build turns the facts into a report with the operator's own decisions: class names and parameters
-// from storageclass.Desired under the given configuration, with no existing classes (a cluster that
+// from classplan.Desired under the given configuration, with no existing classes (a cluster that
 // already has some may keep other names for them).
 func Build(f Facts) Report {
 	r := Report{Cloud: f.CloudName, Warnings: configWarnings(f.Cloud, f.Config), ExportLocations: exportLocations(f)}
@@ -164,8 +164,8 @@ func exportLocations(f Facts) ExportLocationsReport {
 }
 
 // shareTypeReports pairs each share type with its class or the reason it has none, sorted by name.
-func shareTypeReports(types []sharetypes.ShareType, settings operatorconfig.StorageClasses) []ShareTypeReport {
-	wanted, skipped := storageclass.Desired(types, settings, nil)
+func shareTypeReports(types []manilatypes.ShareType, settings operatorconfig.StorageClasses) []ShareTypeReport {
+	wanted, skipped := classplan.Desired(types, settings, nil)
 	byID := map[string]*ShareTypeReport{}
 	out := make([]ShareTypeReport, 0, len(types))
 	for _, st := range types {
@@ -189,7 +189,7 @@ func shareTypeReports(types []sharetypes.ShareType, settings operatorconfig.Stor
 		st.StorageClass = &ClassReport{
 			Name:                 c.Name,
 			NameNote:             nameNote(w.ShareType.Name, c.Name, types),
-			Default:              c.Annotations[storageclass.DefaultClassAnnotation] == "true",
+			Default:              c.Annotations[classplan.DefaultClassAnnotation] == "true",
 			Parameters:           c.Parameters,
 			ReclaimPolicy:        string(*c.ReclaimPolicy),
 			VolumeBindingMode:    string(*c.VolumeBindingMode),
@@ -203,14 +203,14 @@ func shareTypeReports(types []sharetypes.ShareType, settings operatorconfig.Stor
 
 // nameNote explains a hash suffix, which admins otherwise take for a bug: the plain name was taken
 // by another share type or is not a valid StorageClass name.
-func nameNote(shareType, class string, types []sharetypes.ShareType) string {
-	plain := storageclass.PlainName(shareType)
+func nameNote(shareType, class string, types []manilatypes.ShareType) string {
+	plain := classplan.PlainName(shareType)
 	if class == plain {
 		return ""
 	}
 	var rivals []string
 	for _, other := range types {
-		if other.Name != shareType && storageclass.PlainName(other.Name) == plain {
+		if other.Name != shareType && classplan.PlainName(other.Name) == plain {
 			rivals = append(rivals, fmt.Sprintf("%q", other.Name))
 		}
 	}

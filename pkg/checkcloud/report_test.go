@@ -9,9 +9,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/extramounts"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -21,10 +21,10 @@ func cloud(authURL string, verify *bool) *clientconfig.Cloud {
 }
 
 var (
-	nfsType    = sharetypes.ShareType{ID: "1", Name: "Gold_NFS", IsPublic: true, ExtraSpecs: map[string]string{"storage_protocol": "NFS"}}
-	cephType   = sharetypes.ShareType{ID: "2", Name: "ceph", IsPublic: true, ExtraSpecs: map[string]string{"storage_protocol": "CEPHFS"}}
-	dhssType   = sharetypes.ShareType{ID: "3", Name: "dhss", ExtraSpecs: map[string]string{"driver_handles_share_servers": "True"}}
-	upperType  = sharetypes.ShareType{ID: "4", Name: "gold_nfs", IsPublic: true}
+	nfsType    = manilatypes.ShareType{ID: "1", Name: "Gold_NFS", IsPublic: true, ExtraSpecs: map[string]string{"storage_protocol": "NFS"}}
+	cephType   = manilatypes.ShareType{ID: "2", Name: "ceph", IsPublic: true, ExtraSpecs: map[string]string{"storage_protocol": "CEPHFS"}}
+	dhssType   = manilatypes.ShareType{ID: "3", Name: "dhss", ExtraSpecs: map[string]string{"driver_handles_share_servers": "True"}}
+	upperType  = manilatypes.ShareType{ID: "4", Name: "gold_nfs", IsPublic: true}
 	manilaEP   = &openstack.Endpoint{Region: "RegionOne", Interface: "public", URL: "https://manila:8786/v2/"}
 	okFacts    = Facts{CloudName: "openstack", Cloud: cloud("https://keystone:5000/v3", nil), Endpoint: manilaEP, Roles: []string{"admin"}, RolesKnown: true}
 	hostPathVM = extramounts.VolMounts{
@@ -49,7 +49,7 @@ func TestBuild(t *testing.T) {
 		noWarnings bool
 		check      func(*testing.T, Report)
 	}{
-		{name: "usable", facts: with(okFacts, func(f *Facts) { f.ShareTypes = []sharetypes.ShareType{nfsType, cephType, dhssType} }), usable: true,
+		{name: "usable", facts: with(okFacts, func(f *Facts) { f.ShareTypes = []manilatypes.ShareType{nfsType, cephType, dhssType} }), usable: true,
 			warnings: []string{"StorageClass csi-manila-gold-nfs: nfs-shareClient is not set"},
 			check: func(t *testing.T, r Report) {
 				if r.Admin == nil || !*r.Admin || r.Listing != "public and private" {
@@ -74,9 +74,9 @@ func TestBuild(t *testing.T) {
 			problem: "https://u:xxxxx@keystone"},
 		{name: "no sharev2", facts: with(okFacts, func(f *Facts) { f.ManilaErr = openstack.ErrNoManilaService }), problem: "no sharev2 service"},
 		{name: "no share types", facts: okFacts, problem: "Manila lists no share types"},
-		{name: "no type gets a class", facts: with(okFacts, func(f *Facts) { f.ShareTypes = []sharetypes.ShareType{cephType} }), problem: "no share type gets a StorageClass", noWarnings: true},
+		{name: "no type gets a class", facts: with(okFacts, func(f *Facts) { f.ShareTypes = []manilatypes.ShareType{cephType} }), problem: "no share type gets a StorageClass", noWarnings: true},
 		{name: "not admin", facts: with(okFacts, func(f *Facts) {
-			f.Roles, f.PublicOnly, f.ShareTypes = []string{"member"}, "the credentials have no admin role", []sharetypes.ShareType{nfsType}
+			f.Roles, f.PublicOnly, f.ShareTypes = []string{"member"}, "the credentials have no admin role", []manilatypes.ShareType{nfsType}
 		}), usable: true, check: func(t *testing.T, r Report) {
 			if r.Admin == nil || *r.Admin || !strings.HasPrefix(r.Listing, "public only") {
 				t.Errorf("admin %v, listing %q", r.Admin, r.Listing)
@@ -85,7 +85,7 @@ func TestBuild(t *testing.T) {
 		{name: "verify false", facts: with(okFacts, func(f *Facts) { f.Cloud = cloud("https://keystone/v3", ptr(false)) }), problem: "no share types",
 			warnings: []string{"verify: false"}},
 		{name: "share network set, open client list, hostPath into node pods, default type without a class", facts: with(okFacts, func(f *Facts) {
-			f.ShareTypes = []sharetypes.ShareType{nfsType, dhssType, cephType}
+			f.ShareTypes = []manilatypes.ShareType{nfsType, dhssType, cephType}
 			f.Config = operatorconfig.Config{
 				ExtraMounts: []extramounts.VolMounts{hostPathVM},
 				StorageClasses: operatorconfig.StorageClasses{DefaultShareType: "ceph",
@@ -106,7 +106,7 @@ func TestBuild(t *testing.T) {
 			vm.Propagation = []extramounts.PropagationType{extramounts.Controller}
 			f.Config = operatorconfig.Config{ExtraMounts: []extramounts.VolMounts{vm}}
 		}), problem: "no share types", noWarnings: true},
-		{name: "colliding names explained", facts: with(okFacts, func(f *Facts) { f.ShareTypes = []sharetypes.ShareType{nfsType, upperType} }), usable: true,
+		{name: "colliding names explained", facts: with(okFacts, func(f *Facts) { f.ShareTypes = []manilatypes.ShareType{nfsType, upperType} }), usable: true,
 			check: func(t *testing.T, r Report) {
 				var notes []string
 				for _, st := range r.ShareTypes {

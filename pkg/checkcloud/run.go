@@ -18,9 +18,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 )
 
 // Exit codes of check-cloud.
@@ -227,7 +227,7 @@ func readConfig(path string, validate func(*operatorconfig.Config) error) (*oper
 
 // listShareTypes follows the operator's choice (pkg/controllers/manila): credentials without the
 // admin role, or a 403 on the full listing, list public share types only.
-func listShareTypes(ctx context.Context, client *openstack.Client, manila *gophercloud.ServiceClient) ([]sharetypes.ShareType, string, error) {
+func listShareTypes(ctx context.Context, client *openstack.Client, manila *gophercloud.ServiceClient) ([]manilatypes.ShareType, string, error) {
 	if admin, known := client.HasRole("admin"); known && !admin {
 		types, err := openstack.ListShareTypes(ctx, manila, openstack.PublicShareTypes)
 		return types, "the credentials have no admin role", err

@@ -7,10 +7,10 @@ import (
 
 	"github.com/gophercloud/utils/v2/openstack/clientconfig"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/extramounts"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 )
 
 // nodeTargets are the workloads whose pods run privileged on every node: a hostPath there reaches
@@ -60,7 +60,7 @@ func classWarnings(types []ShareTypeReport, settings operatorconfig.StorageClass
 		if st.Name == settings.DefaultShareType {
 			defaultServed = true
 		}
-		if !storageclass.OpensToAnyHost(c.Parameters) {
+		if !classplan.OpensToAnyHost(c.Parameters) {
 			continue
 		}
 		if _, set := c.Parameters[shareClientParameter]; set {

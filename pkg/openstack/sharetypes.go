@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/gophercloud/gophercloud/v2"
-	gcsharetypes "github.com/gophercloud/gophercloud/v2/openstack/sharedfilesystems/v2/sharetypes"
+	"github.com/gophercloud/gophercloud/v2/openstack/sharedfilesystems/v2/sharetypes"
 
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 )
 
 // ManilaMicroversion is the API microversion the operator speaks: 2.46 added is_default and
@@ -28,10 +28,10 @@ const (
 // ListShareTypes lists share types in one request. Manila does not paginate share types, and the body
 // is decoded straight into the fields the operator reads: gophercloud's pager would decode it into
 // maps first, which with a thousand types was most of the operator's work at rest.
-func ListShareTypes(ctx context.Context, manila *gophercloud.ServiceClient, visibility ShareTypeVisibility) ([]sharetypes.ShareType, error) {
+func ListShareTypes(ctx context.Context, manila *gophercloud.ServiceClient, visibility ShareTypeVisibility) ([]manilatypes.ShareType, error) {
 	client := *manila
 	client.Microversion = ManilaMicroversion
-	query, err := gcsharetypes.ListOpts{IsPublic: string(visibility)}.ToShareTypeListQuery()
+	query, err := sharetypes.ListOpts{IsPublic: string(visibility)}.ToShareTypeListQuery()
 	if err != nil {
 		return nil, err
 	}
@@ -60,10 +60,10 @@ type rawShareType struct {
 	RequiredSpecs map[string]any `json:"required_extra_specs"`
 }
 
-func (l shareTypeList) shareTypes() []sharetypes.ShareType {
-	out := make([]sharetypes.ShareType, 0, len(l.ShareTypes))
+func (l shareTypeList) shareTypes() []manilatypes.ShareType {
+	out := make([]manilatypes.ShareType, 0, len(l.ShareTypes))
 	for _, r := range l.ShareTypes {
-		st := sharetypes.ShareType{ID: r.ID, Name: r.Name, ExtraSpecs: map[string]string{}}
+		st := manilatypes.ShareType{ID: r.ID, Name: r.Name, ExtraSpecs: map[string]string{}}
 		if r.Description != nil {
 			st.Description = *r.Description
 		}

@@ -2,7 +2,7 @@ package openstack
 
 import (
 	"encoding/json"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"reflect"
 	"testing"
 )
@@ -21,7 +21,7 @@ func TestDecodeShareTypes(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := list.shareTypes()
-	want := []sharetypes.ShareType{
+	want := []manilatypes.ShareType{
 		{ID: "1", Name: "Gold_NFS", Description: "d", IsPublic: true, IsDefault: true,
 			ExtraSpecs: map[string]string{"driver_handles_share_servers": "False", "storage_protocol": "NFS"}},
 		{ID: "2", Name: "legacy", IsPublic: true, ExtraSpecs: map[string]string{"snapshot_support": "True"}},

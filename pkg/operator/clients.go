@@ -21,11 +21,11 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/informercache"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 )
 
 // clients are the API clients and informer factories shared by all controllers. Standalone there is
@@ -109,7 +109,7 @@ func newClients(cc *controllercmd.ControllerContext, guestConfig *rest.Config, h
 	}
 	kubeInformers := informercache.KubeForNamespaces(kube, "",
 		names.OperatorNamespace, names.OperandNamespace, names.CloudConfigNamespace)
-	owned := informercache.LabelledCluster(kube, storageclass.OwnerLabel+"="+storageclass.OwnerLabelValue)
+	owned := informercache.LabelledCluster(kube, classplan.OwnerLabel+"="+classplan.OwnerLabelValue)
 	c := &clients{
 		kube:              kube,
 		owned:             owned,

@@ -25,9 +25,9 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/workloadselector"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/handback"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/state"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/verified"
 )
@@ -130,7 +130,7 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 		secretSyncDeps.ControllerConfigMaps = c.mgmtKube.CoreV1()
 	}
 	secretSyncController := secretsync.NewController(secretSyncDeps)
-	listings := &sharetypes.Store{}
+	listings := &manilatypes.Store{}
 
 	var operandOnce sync.Once
 	startOperand := func(why string) {
@@ -149,7 +149,7 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 		Listings:           listings,
 		OperatorConfig:     configSource,
 		Verified:           verifiedCredentials,
-		OnManilaFound: func([]sharetypes.ShareType) {
+		OnManilaFound: func([]manilatypes.ShareType) {
 			// Persisted first, so that a new process keeps the operand even if this one dies now.
 			if _, found := store.Get(state.ManilaFoundKey); !found {
 				if err := store.Set(ctx, state.ManilaFoundKey, clk.Now().UTC().Format(time.RFC3339)); err != nil {

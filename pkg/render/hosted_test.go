@@ -10,9 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hosted"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operator"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 )
 
 func keys(t *testing.T, objs []runtime.Object) []string {
@@ -36,7 +36,7 @@ func TestHostedSplit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := Input{ShareTypes: []sharetypes.ShareType{{ID: "1", Name: "default", IsPublic: true}},
+	in := Input{ShareTypes: []manilatypes.ShareType{{ID: "1", Name: "default", IsPublic: true}},
 		Cloud:    &clientconfig.Cloud{AuthInfo: &clientconfig.AuthInfo{AuthURL: "https://keystone.example/v3", Username: "u", Password: "p"}},
 		CABundle: []byte("-----BEGIN CERTIFICATE-----\n"), Assets: vars, ClusterID: "c", ControlPlaneNodes: 3}
 	standalone, err := Objects(in)

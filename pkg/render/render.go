@@ -28,6 +28,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/manila-csi/manila-csi-driver-operator/assets"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/cloudcredentials"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/runtimeconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/secretsync"
@@ -35,11 +36,10 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hosted"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operator"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 )
 
 // Redacted replaces every value of the driver secret.
@@ -47,7 +47,7 @@ const Redacted = "<redacted>"
 
 // Input is what the operator would see on a cluster, as files give it.
 type Input struct {
-	ShareTypes []sharetypes.ShareType
+	ShareTypes []manilatypes.ShareType
 	// Cloud is the clouds.yaml cloud the driver secret is made from; nil renders no secret.
 	Cloud *clientconfig.Cloud
 	// CABundle is cloud-provider-config's ca-bundle.pem; empty for none.
@@ -70,7 +70,7 @@ type Input struct {
 // Result is the rendered objects in apply order, and the share types that get no class.
 type Result struct {
 	Objects []runtime.Object
-	Skipped []storageclass.Skipped
+	Skipped []classplan.Skipped
 	// Notices are what the StorageClass controller would tell in events (e.g. the default class).
 	Notices []string
 	// Hosted is the hosted flavour's split of Objects; nil when standalone.
@@ -206,18 +206,18 @@ func split(objects []runtime.Object, cp hosted.ControlPlane) (*HostedObjects, er
 
 // storageClasses plans the classes as the StorageClass controller does on a cluster without Manila
 // classes yet: Desired, the default class, then Plan's creations.
-func storageClasses(types []sharetypes.ShareType, settings operatorconfig.StorageClasses) ([]*storagev1.StorageClass, []storageclass.Skipped, []string) {
-	wanted, skipped := storageclass.Desired(types, settings, nil)
-	notices := storageclass.ApplyDefault(wanted, nil, settings.DefaultShareType)
+func storageClasses(types []manilatypes.ShareType, settings operatorconfig.StorageClasses) ([]*storagev1.StorageClass, []classplan.Skipped, []string) {
+	wanted, skipped := classplan.Desired(types, settings, nil)
+	notices := classplan.ApplyDefault(wanted, nil, settings.DefaultShareType)
 	listed := map[string]bool{}
 	for _, st := range types {
 		listed[st.ID] = true
 	}
-	plan := storageclass.Plan(storageclass.Input{State: opv1.ManagedStorageClass, Wanted: wanted,
+	plan := classplan.Plan(classplan.Input{State: opv1.ManagedStorageClass, Wanted: wanted,
 		Existing: map[string]*storagev1.StorageClass{}, Listed: listed, PruneAfter: settings.PruneAfter()})
 	var out []*storagev1.StorageClass
 	for _, a := range plan.Actions {
-		if a.Kind == storageclass.Create {
+		if a.Kind == classplan.Create {
 			sc := a.Class.DeepCopy()
 			sc.TypeMeta = metav1.TypeMeta{APIVersion: "storage.k8s.io/v1", Kind: "StorageClass"}
 			out = append(out, sc)

@@ -11,10 +11,10 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/manifests"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/checkcloud"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hosted"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operator"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 )
 
 // Exit codes, as check-cloud's.
@@ -98,7 +98,7 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(ExitBadInput, "%v", err)
 	}
-	var types []sharetypes.ShareType
+	var types []manilatypes.ShareType
 	if o.ShareTypesFile != "" {
 		if types, err = ReadShareTypes(o.ShareTypesFile); err != nil {
 			return fail(ExitBadInput, "%v", err)

@@ -6,7 +6,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 )
 
 // shareTypeEntry is one share type of a --share-types file, YAML or JSON:
@@ -28,7 +28,7 @@ type shareTypeEntry struct {
 
 // ReadShareTypes reads a --share-types file: a list of share types as above. Unknown fields, a
 // missing name and a name listed twice are errors.
-func ReadShareTypes(path string) ([]sharetypes.ShareType, error) {
+func ReadShareTypes(path string) ([]manilatypes.ShareType, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading --share-types: %w", err)
@@ -41,13 +41,13 @@ func ReadShareTypes(path string) ([]sharetypes.ShareType, error) {
 }
 
 // ParseShareTypes parses the text of a --share-types file.
-func ParseShareTypes(data []byte) ([]sharetypes.ShareType, error) {
+func ParseShareTypes(data []byte) ([]manilatypes.ShareType, error) {
 	var entries []shareTypeEntry
 	if err := yaml.UnmarshalStrict(data, &entries); err != nil {
 		return nil, fmt.Errorf("not a list of share types (name, id, public, default, description, extraSpecs): %w", err)
 	}
 	seen := map[string]bool{}
-	out := make([]sharetypes.ShareType, 0, len(entries))
+	out := make([]manilatypes.ShareType, 0, len(entries))
 	for i, e := range entries {
 		switch {
 		case e.Name == "":
@@ -57,7 +57,7 @@ func ParseShareTypes(data []byte) ([]sharetypes.ShareType, error) {
 		}
 		seen[e.Name] = true
 		public := e.Public == nil || *e.Public
-		out = append(out, sharetypes.ShareType{ID: e.ID, Name: e.Name, Description: e.Description,
+		out = append(out, manilatypes.ShareType{ID: e.ID, Name: e.Name, Description: e.Description,
 			IsPublic: public, IsDefault: e.Default, ExtraSpecs: e.Extra})
 	}
 	return out, nil

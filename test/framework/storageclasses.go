@@ -10,9 +10,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 )
 
 // ResetStorageClasses deletes every StorageClass the operator owns and the operator ConfigMap.
@@ -20,7 +20,7 @@ func (cp *ControlPlane) ResetStorageClasses(t testing.TB) {
 	t.Helper()
 	ctx := context.Background()
 	err := cp.Kube.StorageV1().StorageClasses().DeleteCollection(ctx, metav1.DeleteOptions{},
-		metav1.ListOptions{LabelSelector: storageclass.OwnerLabel + "=" + storageclass.OwnerLabelValue})
+		metav1.ListOptions{LabelSelector: classplan.OwnerLabel + "=" + classplan.OwnerLabelValue})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,13 +87,13 @@ func (cp *ControlPlane) WaitForNoStorageClass(t testing.TB, name string) {
 // OwnedStorageClasses lists the classes the operator owns, by share-type name.
 func (cp *ControlPlane) OwnedStorageClasses(ctx context.Context) (map[string]storagev1.StorageClass, error) {
 	list, err := cp.Kube.StorageV1().StorageClasses().List(ctx, metav1.ListOptions{
-		LabelSelector: storageclass.OwnerLabel + "=" + storageclass.OwnerLabelValue})
+		LabelSelector: classplan.OwnerLabel + "=" + classplan.OwnerLabelValue})
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]storagev1.StorageClass{}
 	for _, sc := range list.Items {
-		out[sc.Annotations[storageclass.ShareTypeNameAnnotation]] = sc
+		out[sc.Annotations[classplan.ShareTypeNameAnnotation]] = sc
 	}
 	return out, nil
 }

@@ -14,8 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/storageclasses"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
@@ -87,7 +87,7 @@ func TestPredecessorLookalikesAreLeftAlone(t *testing.T) {
 
 	// The predecessor's class is adopted: the operator has been through adoption with all classes seen.
 	world.WaitForStorageClass(t, genuine.Name, func(sc *storagev1.StorageClass) error {
-		if !storageclass.Owned(sc) {
+		if !classplan.Owned(sc) {
 			return fmt.Errorf("not adopted yet: labels %v", sc.Labels)
 		}
 		return nil
@@ -120,7 +120,7 @@ func TestPredecessorLookalikesAreLeftAlone(t *testing.T) {
 		switch {
 		case now.UID != was.UID || now.ResourceVersion != was.ResourceVersion:
 			t.Errorf("StorageClass %s was written: UID %s -> %s, resourceVersion %s -> %s", sc.Name, was.UID, now.UID, was.ResourceVersion, now.ResourceVersion)
-		case storageclass.Owned(now) || !maps.Equal(now.Parameters, sc.Parameters) || !maps.Equal(now.Labels, sc.Labels) || !maps.Equal(now.Annotations, sc.Annotations):
+		case classplan.Owned(now) || !maps.Equal(now.Parameters, sc.Parameters) || !maps.Equal(now.Labels, sc.Labels) || !maps.Equal(now.Annotations, sc.Annotations):
 			t.Errorf("StorageClass %s changed: labels %v, annotations %v, parameters %v", sc.Name, now.Labels, now.Annotations, now.Parameters)
 		}
 	}

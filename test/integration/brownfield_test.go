@@ -18,8 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
@@ -60,7 +60,7 @@ func takeOver(t *testing.T, w *framework.World, p framework.Predecessor) {
 	for _, name := range types {
 		sc := framework.PredecessorClass(p, name)
 		if name == "silver"+sfx { // the admin's default, and a label of theirs
-			sc.Annotations = map[string]string{storageclass.DefaultClassAnnotation: "true"}
+			sc.Annotations = map[string]string{classplan.DefaultClassAnnotation: "true"}
 			sc.Labels = map[string]string{"admin.example.com/team": "storage"}
 		}
 		created, err := w.Kube.StorageV1().StorageClasses().Create(ctx, sc, metav1.CreateOptions{})
@@ -88,7 +88,7 @@ func takeOver(t *testing.T, w *framework.World, p framework.Predecessor) {
 	for _, name := range types {
 		class := framework.PredecessorClassName(name)
 		sc := w.WaitForStorageClass(t, class, func(sc *storagev1.StorageClass) error {
-			if !storageclass.Owned(sc) || sc.Parameters["csi.storage.k8s.io/controller-expand-secret-name"] != names.DriverSecret {
+			if !classplan.Owned(sc) || sc.Parameters["csi.storage.k8s.io/controller-expand-secret-name"] != names.DriverSecret {
 				return fmt.Errorf("not adopted yet: labels %v, parameters %v", sc.Labels, sc.Parameters)
 			}
 			return nil
@@ -101,7 +101,7 @@ func takeOver(t *testing.T, w *framework.World, p framework.Predecessor) {
 		case p == framework.Predecessor417:
 			waitForEventMentioning(t, class, "controller-expand-secret")
 		}
-		if name == "silver"+sfx && (sc.Annotations[storageclass.DefaultClassAnnotation] != "true" || sc.Labels["admin.example.com/team"] != "storage") {
+		if name == "silver"+sfx && (sc.Annotations[classplan.DefaultClassAnnotation] != "true" || sc.Labels["admin.example.com/team"] != "storage") {
 			t.Errorf("StorageClass %s lost the admin's metadata: labels %v, annotations %v", class, sc.Labels, sc.Annotations)
 		}
 	}
@@ -241,7 +241,7 @@ func defaultClasses(t *testing.T, w *framework.World) []string {
 	}
 	var out []string
 	for _, sc := range list.Items {
-		if sc.Annotations[storageclass.DefaultClassAnnotation] == "true" || sc.Annotations["storageclass.beta.kubernetes.io/is-default-class"] == "true" {
+		if sc.Annotations[classplan.DefaultClassAnnotation] == "true" || sc.Annotations["storageclass.beta.kubernetes.io/is-default-class"] == "true" {
 			out = append(out, sc.Name)
 		}
 	}

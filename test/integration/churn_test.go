@@ -13,8 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 )
 
 // owned lists what the operator owns and the cluster depends on, as watch scopes.
@@ -24,7 +24,7 @@ var owned = []struct {
 	options   metav1.ListOptions
 }{
 	{schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses"}, "",
-		metav1.ListOptions{LabelSelector: storageclass.OwnerLabel}},
+		metav1.ListOptions{LabelSelector: classplan.OwnerLabel}},
 	{schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "csidrivers"}, "",
 		metav1.ListOptions{FieldSelector: "metadata.name=" + names.CSIDriverName}},
 	{schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, names.OperandNamespace,

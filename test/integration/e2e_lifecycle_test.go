@@ -14,8 +14,8 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/storageclasses"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
@@ -119,7 +119,7 @@ func renamedType(t *testing.T, w *framework.World, id, className string) {
 		t.Fatal(err)
 	}
 	class := w.WaitForStorageClass(t, className, func(sc *storagev1.StorageClass) error {
-		if sc.Parameters["type"] != newName || sc.Annotations[storageclass.ShareTypeIDAnnotation] != id {
+		if sc.Parameters["type"] != newName || sc.Annotations[classplan.ShareTypeIDAnnotation] != id {
 			return fmt.Errorf("type %q, annotations %v", sc.Parameters["type"], sc.Annotations)
 		}
 		return nil
@@ -222,7 +222,7 @@ func rotatePassword(t *testing.T, w *framework.World, class storagev1.StorageCla
 	claim := w.CreateClaim(t, lifecycleNamespace, "after-rotation", class.Name, "1Gi")
 	pv := w.WaitForClaimBound(t, claim)
 	share := w.WaitForShareAvailable(t, pv.Spec.CSI.VolumeHandle)
-	checkShare(t, w, share, class, claim, pv, class.Annotations[storageclass.ShareTypeNameAnnotation], 1)
+	checkShare(t, w, share, class, claim, pv, class.Annotations[classplan.ShareTypeNameAnnotation], 1)
 	deleteClaimAndWaitForShareGone(t, w, claim.Namespace, claim.Name, share.ID)
 }
 
@@ -235,14 +235,14 @@ func staleClass(t *testing.T, w *framework.World, shareTypeID, className string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, marked := before.Annotations[storageclass.StaleAnnotation]; marked || w.Condition(t, storageclasses.ConditionStale) != nil {
+	if _, marked := before.Annotations[classplan.StaleAnnotation]; marked || w.Condition(t, storageclasses.ConditionStale) != nil {
 		t.Fatalf("stale before its share type was deleted: %v", before.Annotations)
 	}
 	if err := w.OpenStack.DeleteShareType(ctx, shareTypeID); err != nil {
 		t.Fatal(err)
 	}
 	w.WaitForStorageClass(t, className, func(sc *storagev1.StorageClass) error {
-		if sc.Annotations[storageclass.StaleAnnotation] == "" {
+		if sc.Annotations[classplan.StaleAnnotation] == "" {
 			return fmt.Errorf("not marked stale: %v", sc.Annotations)
 		}
 		return nil

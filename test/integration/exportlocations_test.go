@@ -16,11 +16,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/configcheck"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/runtimeconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/exportlocation"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
@@ -38,7 +38,7 @@ func runtimeConfigIs(t *testing.T, want string) string {
 		if got := cm.Data[exportlocation.Key]; got != want {
 			return fmt.Errorf("%s is %q", exportlocation.Key, got)
 		}
-		if cm.Labels[storageclass.OwnerLabel] != storageclass.OwnerLabelValue {
+		if cm.Labels[classplan.OwnerLabel] != classplan.OwnerLabelValue {
 			return fmt.Errorf("labels %v lack the operator's", cm.Labels)
 		}
 		hash, err = resourcehash.GetConfigMapHash(cm)

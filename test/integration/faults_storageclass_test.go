@@ -10,9 +10,9 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/storageclasses"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
@@ -23,7 +23,7 @@ func TestOwnedClassWithoutAnnotations(t *testing.T) {
 	startOperator(t, "", framework.ShareTypeSpec{Name: "gold"})
 	world.WaitForStorageClass(t, "csi-manila-gold", nil)
 	bare := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "csi-manila-admin-made",
-		Labels: map[string]string{storageclass.OwnerLabel: storageclass.OwnerLabelValue}}, Provisioner: names.CSIDriverName}
+		Labels: map[string]string{classplan.OwnerLabel: classplan.OwnerLabelValue}}, Provisioner: names.CSIDriverName}
 	if _, err := world.Kube.StorageV1().StorageClasses().Create(context.Background(), bare, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestOwnedClassWithoutAnnotations(t *testing.T) {
 		_ = world.Kube.StorageV1().StorageClasses().Delete(context.Background(), bare.Name, metav1.DeleteOptions{})
 	})
 	world.WaitForStorageClass(t, bare.Name, func(sc *storagev1.StorageClass) error {
-		if _, ok := sc.Annotations[storageclass.StaleAnnotation]; !ok {
+		if _, ok := sc.Annotations[classplan.StaleAnnotation]; !ok {
 			return fmt.Errorf("not marked stale: %v", sc.Annotations)
 		}
 		return nil
@@ -68,7 +68,7 @@ func TestPartialListingNeverPrunes(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if _, marked := sc.Annotations[storageclass.StaleAnnotation]; marked {
+		if _, marked := sc.Annotations[classplan.StaleAnnotation]; marked {
 			return fmt.Errorf("marked stale from a partial listing")
 		}
 		return nil
@@ -81,7 +81,7 @@ func TestPartialListingNeverPrunes(t *testing.T) {
 func TestDefaultStorageClassNeverTwice(t *testing.T) {
 	ctx := context.Background()
 	foreign := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "standard-default",
-		Annotations: map[string]string{storageclass.DefaultClassAnnotation: "true"}}, Provisioner: "example.com/other"}
+		Annotations: map[string]string{classplan.DefaultClassAnnotation: "true"}}, Provisioner: "example.com/other"}
 	if _, err := world.Kube.StorageV1().StorageClasses().Create(ctx, foreign, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestDefaultStorageClassNeverTwice(t *testing.T) {
 	})
 	isDefault := func(want string) func(*storagev1.StorageClass) error {
 		return func(sc *storagev1.StorageClass) error {
-			if got, ok := sc.Annotations[storageclass.DefaultClassAnnotation]; got != want || (want == "" && ok) {
+			if got, ok := sc.Annotations[classplan.DefaultClassAnnotation]; got != want || (want == "" && ok) {
 				return fmt.Errorf("is-default-class %q (present %v), want %q", got, ok, want)
 			}
 			return nil
@@ -111,8 +111,8 @@ func TestDefaultStorageClassNeverTwice(t *testing.T) {
 
 	// The admin takes over: "false" on silver stays, whatever the config says.
 	updateClass(t, "csi-manila-silver", func(sc *storagev1.StorageClass) {
-		sc.Annotations[storageclass.DefaultClassAnnotation] = "false"
-		delete(sc.Annotations, storageclass.DefaultManagedAnnotation)
+		sc.Annotations[classplan.DefaultClassAnnotation] = "false"
+		delete(sc.Annotations, classplan.DefaultManagedAnnotation)
 	})
 	framework.Consistently(t, 6*time.Second, "the admin's value stays", func(ctx context.Context) error {
 		sc, err := world.Kube.StorageV1().StorageClasses().Get(ctx, "csi-manila-silver", metav1.GetOptions{})
@@ -136,18 +136,18 @@ func TestClassNeverRepointedToAnotherShareType(t *testing.T) {
 			return err
 		}
 		for _, sc := range owned {
-			if sc.Annotations[storageclass.ShareTypeIDAnnotation] == secondID {
+			if sc.Annotations[classplan.ShareTypeIDAnnotation] == secondID {
 				second = sc.DeepCopy()
 				return nil
 			}
 		}
 		return fmt.Errorf("none among %d owned classes", len(owned))
 	})
-	if err := world.OpenStack.DeleteShareType(context.Background(), first.Annotations[storageclass.ShareTypeIDAnnotation]); err != nil {
+	if err := world.OpenStack.DeleteShareType(context.Background(), first.Annotations[classplan.ShareTypeIDAnnotation]); err != nil {
 		t.Fatal(err)
 	}
 	world.WaitForStorageClass(t, first.Name, func(sc *storagev1.StorageClass) error {
-		if _, ok := sc.Annotations[storageclass.StaleAnnotation]; !ok {
+		if _, ok := sc.Annotations[classplan.StaleAnnotation]; !ok {
 			return fmt.Errorf("not marked stale yet")
 		}
 		return nil

@@ -11,8 +11,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/state"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
@@ -36,7 +36,7 @@ func TestHostedTakeoverRestartAndUnmanaged(t *testing.T) {
 		if sc.UID != predecessor.UID {
 			return fmt.Errorf("recreated (uid %s, was %s): want it adopted in place", sc.UID, predecessor.UID)
 		}
-		if sc.Labels[storageclass.OwnerLabel] != storageclass.OwnerLabelValue {
+		if sc.Labels[classplan.OwnerLabel] != classplan.OwnerLabelValue {
 			return fmt.Errorf("labels %v: not adopted yet", sc.Labels)
 		}
 		return nil

@@ -14,9 +14,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/storageclasses"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
@@ -41,12 +41,12 @@ func TestForeignObjectsMatrix(t *testing.T) {
 		}, func(t *testing.T) {
 			world.WaitForStorageClass(t, "csi-manila-silver", nil)
 			cond := world.WaitForCondition(t, storageclasses.ConditionDegraded, operatorv1.ConditionTrue)
-			if !strings.Contains(cond.Message, "csi-manila-gold") || !strings.Contains(cond.Message, storageclass.OwnerLabel) {
+			if !strings.Contains(cond.Message, "csi-manila-gold") || !strings.Contains(cond.Message, classplan.OwnerLabel) {
 				t.Errorf("condition message %q does not name the class and the label", cond.Message)
 			}
 			waitForEvent(t, "StorageClassConflict", "csi-manila-gold")
 			sc := world.WaitForStorageClass(t, "csi-manila-gold", nil)
-			if sc.Provisioner != "example.com/other" || sc.Annotations["admin"] != "mine" || storageclass.Owned(sc) {
+			if sc.Provisioner != "example.com/other" || sc.Annotations["admin"] != "mine" || classplan.Owned(sc) {
 				t.Errorf("the foreign class changed: %+v", sc)
 			}
 			// Open to any host (nfs-shareClient unset) are the operator's classes only, not the one in the way.
@@ -56,7 +56,7 @@ func TestForeignObjectsMatrix(t *testing.T) {
 				t.Fatal(err)
 			}
 			world.WaitForStorageClass(t, "csi-manila-gold", func(sc *storagev1.StorageClass) error {
-				if !storageclass.Owned(sc) {
+				if !classplan.Owned(sc) {
 					return fmt.Errorf("not owned")
 				}
 				return nil

@@ -10,8 +10,8 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/storageclasses"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
@@ -94,7 +94,7 @@ func TestShareTypeMatrix(t *testing.T) {
 		waitForEvent(t, "DefaultStorageClass", "storageClasses.defaultShareType")
 		world.WriteOperatorConfig(t, "storageClasses:\n  defaultShareType: plain\n")
 		world.WaitForStorageClass(t, "csi-manila-plain", func(sc *storagev1.StorageClass) error {
-			if sc.Annotations[storageclass.DefaultClassAnnotation] != "true" {
+			if sc.Annotations[classplan.DefaultClassAnnotation] != "true" {
 				return fmt.Errorf("not the default: %v", sc.Annotations)
 			}
 			return nil
@@ -114,7 +114,7 @@ func classOf(t *testing.T, shareType, want string) *storagev1.StorageClass {
 		}
 		var matches []string
 		for name, sc := range owned {
-			if sc.Annotations[storageclass.ShareTypeNameAnnotation] == shareType {
+			if sc.Annotations[classplan.ShareTypeNameAnnotation] == shareType {
 				matches = append(matches, name)
 				found = sc.DeepCopy()
 			}

@@ -24,10 +24,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/manila-csi/manila-csi-driver-operator/manifests"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/manila"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/metrics"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
@@ -47,7 +47,7 @@ func TestMetricsFollowTheWorld(t *testing.T) {
 	foreignType := "metrics-foreign"
 	createShareType(t, framework.ShareTypeSpec{Name: "metrics-gold"})
 	createShareType(t, framework.ShareTypeSpec{Name: foreignType})
-	foreignClass := storageclass.PlainName(foreignType)
+	foreignClass := classplan.PlainName(foreignType)
 	createForeignClass(t, foreignClass)
 	world.CreateClusterCSIDriver(t, operatorv1.Managed)
 	run := startBinary(t, []string{"--manila-poll-interval=" + framework.PollInterval.String()})

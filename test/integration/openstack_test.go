@@ -5,9 +5,9 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
@@ -110,7 +110,7 @@ func createShareType(t *testing.T, spec framework.ShareTypeSpec) string {
 	return id
 }
 
-func findType(types []sharetypes.ShareType, id string) *sharetypes.ShareType {
+func findType(types []manilatypes.ShareType, id string) *manilatypes.ShareType {
 	for i := range types {
 		if types[i].ID == id {
 			return &types[i]

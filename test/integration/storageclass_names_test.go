@@ -10,7 +10,7 @@ import (
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
@@ -78,7 +78,7 @@ func TestStorageClassNamesOnRealManila(t *testing.T) {
 			}
 			seen[sc.Name] = true
 			// Each class maps back to exactly the share type it was made for, by name and by ID.
-			if sc.Parameters["type"] != typeName || sc.Annotations[storageclass.ShareTypeIDAnnotation] != ids[typeName] {
+			if sc.Parameters["type"] != typeName || sc.Annotations[classplan.ShareTypeIDAnnotation] != ids[typeName] {
 				return fmt.Errorf("class %s: type parameter %q, annotations %v", sc.Name, sc.Parameters["type"], sc.Annotations)
 			}
 		}

@@ -12,9 +12,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/storageclasses"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
@@ -35,7 +35,7 @@ func TestRenamedShareTypeKeepsItsClass(t *testing.T) {
 	if renamed.UID == before.UID {
 		t.Errorf("class %s was not recreated (UID %s): its type parameter cannot change in place", renamed.Name, renamed.UID)
 	}
-	if renamed.Labels["team"] != "storage" || renamed.Annotations[storageclass.DefaultClassAnnotation] != "true" {
+	if renamed.Labels["team"] != "storage" || renamed.Annotations[classplan.DefaultClassAnnotation] != "true" {
 		t.Errorf("the recreate dropped the admin's metadata: labels %v, annotations %v", renamed.Labels, renamed.Annotations)
 	}
 	waitForEvent(t, "ShareTypeRenamed", fmt.Sprintf(`Share type %s was renamed from "gold" to "platinum" in Manila: recreated StorageClass csi-manila-gold`, id))
@@ -57,7 +57,7 @@ func markByAdmin(t *testing.T, name string) *storagev1.StorageClass {
 			return err
 		}
 		sc.Labels["team"] = "storage"
-		sc.Annotations[storageclass.DefaultClassAnnotation] = "true"
+		sc.Annotations[classplan.DefaultClassAnnotation] = "true"
 		updated, err = world.Kube.StorageV1().StorageClasses().Update(ctx, sc, metav1.UpdateOptions{})
 		return err
 	})
@@ -68,8 +68,8 @@ func markByAdmin(t *testing.T, name string) *storagev1.StorageClass {
 func waitForRenamedClass(t *testing.T, name, id, newName string) *storagev1.StorageClass {
 	t.Helper()
 	return world.WaitForStorageClass(t, name, func(sc *storagev1.StorageClass) error {
-		if sc.Parameters["type"] != newName || sc.Annotations[storageclass.ShareTypeNameAnnotation] != newName ||
-			sc.Annotations[storageclass.ShareTypeIDAnnotation] != id {
+		if sc.Parameters["type"] != newName || sc.Annotations[classplan.ShareTypeNameAnnotation] != newName ||
+			sc.Annotations[classplan.ShareTypeIDAnnotation] != id {
 			return fmt.Errorf("type %q, annotations %v", sc.Parameters["type"], sc.Annotations)
 		}
 		return nil
@@ -80,15 +80,15 @@ func waitForRenamedClass(t *testing.T, name, id, newName string) *storagev1.Stor
 // Stale condition does not name it, and no class exists under the new name's plain mapping.
 func oneCurrentClass(ctx context.Context, name, id, newName, plainNewName string) error {
 	list, err := world.Kube.StorageV1().StorageClasses().List(ctx, metav1.ListOptions{
-		LabelSelector: storageclass.OwnerLabel + "=" + storageclass.OwnerLabelValue})
+		LabelSelector: classplan.OwnerLabel + "=" + classplan.OwnerLabelValue})
 	if err != nil {
 		return err
 	}
 	var ofType []string
 	for _, sc := range list.Items {
-		if sc.Annotations[storageclass.ShareTypeIDAnnotation] == id {
+		if sc.Annotations[classplan.ShareTypeIDAnnotation] == id {
 			ofType = append(ofType, sc.Name)
-			if _, stale := sc.Annotations[storageclass.StaleAnnotation]; stale {
+			if _, stale := sc.Annotations[classplan.StaleAnnotation]; stale {
 				return fmt.Errorf("class %s marked stale: %v", sc.Name, sc.Annotations)
 			}
 			if sc.Parameters["type"] != newName {

@@ -13,10 +13,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/configcheck"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/storageclasses"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
@@ -141,7 +141,7 @@ func TestStaleStorageClassMarkedThenPruned(t *testing.T) {
 		t.Fatal(err)
 	}
 	world.WaitForStorageClass(t, "csi-manila-bronze", func(sc *storagev1.StorageClass) error {
-		if sc.Annotations[storageclass.StaleAnnotation] == "" {
+		if sc.Annotations[classplan.StaleAnnotation] == "" {
 			return fmt.Errorf("not marked stale: %v", sc.Annotations)
 		}
 		return nil
@@ -201,7 +201,7 @@ storageClasses:
       volumeBindingMode: WaitForFirstConsumer
 `, framework.ShareTypeSpec{Name: "gold"}, framework.ShareTypeSpec{Name: "silver"})
 	world.WaitForStorageClass(t, "csi-manila-gold", func(sc *storagev1.StorageClass) error {
-		if sc.Annotations[storageclass.DefaultClassAnnotation] != "true" || sc.Parameters["nfs-shareClient"] != "10.0.0.0/8" ||
+		if sc.Annotations[classplan.DefaultClassAnnotation] != "true" || sc.Parameters["nfs-shareClient"] != "10.0.0.0/8" ||
 			len(sc.MountOptions) != 1 || sc.MountOptions[0] != "nfsvers=4.1" {
 			return fmt.Errorf("gold: %+v", sc)
 		}
@@ -211,7 +211,7 @@ storageClasses:
 		if *sc.AllowVolumeExpansion || string(*sc.VolumeBindingMode) != "WaitForFirstConsumer" {
 			return fmt.Errorf("silver: %+v", sc)
 		}
-		if _, isDefault := sc.Annotations[storageclass.DefaultClassAnnotation]; isDefault {
+		if _, isDefault := sc.Annotations[classplan.DefaultClassAnnotation]; isDefault {
 			return fmt.Errorf("silver is marked default")
 		}
 		return nil

@@ -14,8 +14,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/storageclasses"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
@@ -62,7 +62,7 @@ func classTopology(sc *storagev1.StorageClass) topologyOf {
 	}
 	for _, term := range sc.AllowedTopologies {
 		for _, req := range term.MatchLabelExpressions {
-			if req.Key == storageclass.TopologyKey {
+			if req.Key == classplan.TopologyKey {
 				got.computeZones = append(got.computeZones, req.Values...)
 			}
 		}
@@ -150,7 +150,7 @@ topology:
 		}
 		for _, name := range []string{"csi-manila-topo-single", "csi-manila-topo-open-topo-b", "csi-manila-topo-limited-topo-b"} {
 			world.WaitForStorageClass(t, name, func(sc *storagev1.StorageClass) error {
-				if sc.Annotations[storageclass.StaleAnnotation] == "" {
+				if sc.Annotations[classplan.StaleAnnotation] == "" {
 					return fmt.Errorf("not marked stale: %v", sc.Annotations)
 				}
 				return nil
@@ -175,7 +175,7 @@ topology:
 			t.Fatal(err)
 		}
 		world.WaitForStorageClass(t, "csi-manila-topo-single", func(sc *storagev1.StorageClass) error {
-			if v, marked := sc.Annotations[storageclass.StaleAnnotation]; marked {
+			if v, marked := sc.Annotations[classplan.StaleAnnotation]; marked {
 				return fmt.Errorf("still marked stale since %s", v)
 			}
 			return nil

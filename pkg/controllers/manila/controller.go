@@ -23,12 +23,12 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/metrics"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/platform"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/verified"
 )
 
@@ -43,9 +43,9 @@ type Config struct {
 	// OpenStackTransport, if set, wraps the HTTP transport to Keystone and Manila.
 	OpenStackTransport func(http.RoundTripper) http.RoundTripper
 	// OnManilaFound runs after every poll that found Manila with share types; it must be idempotent.
-	OnManilaFound func(shareTypes []sharetypes.ShareType)
+	OnManilaFound func(shareTypes []manilatypes.ShareType)
 	// Listings receives every successful share-type listing, empty ones included.
-	Listings *sharetypes.Store
+	Listings *manilatypes.Store
 	// OperatorConfig, if set, may override Schedule.Interval with its pollInterval.
 	OperatorConfig *operatorconfig.Source
 	// Verified, if set, records the clouds.yaml of every login that found Manila, for the driver secret.
@@ -64,7 +64,7 @@ type Config struct {
 // unrelated cluster objects never cause an OpenStack request. It also polls on a timer with jitter,
 // retrying failures with a doubling delay.
 //
-// Publishes: every successful share-type listing to the sharetypes.Store, for the StorageClass
+// Publishes: every successful share-type listing to the manilatypes.Store, for the StorageClass
 // controller, with Manila's availability zones when the operator config sets topology.mode Zonal
 // (one more request per poll, none otherwise); each poll's duration and result, the time of the last
 // successful one and the share types it saw to pkg/metrics.
@@ -405,7 +405,7 @@ const forbiddenRetry = 10
 
 // listShareTypes returns the share types and whether the listing is complete: a public-only listing
 // (credentials without the admin role, or a 403 on the full one) may lack private types that exist.
-func (c *Controller) listShareTypes(ctx context.Context, manila *gophercloud.ServiceClient) ([]sharetypes.ShareType, bool, error) {
+func (c *Controller) listShareTypes(ctx context.Context, manila *gophercloud.ServiceClient) ([]manilatypes.ShareType, bool, error) {
 	if admin, known := c.session.HasRole("admin"); known && !admin && !c.publicOnly {
 		// Manila answers is_public=all from a non-admin with the project's visible types, no error.
 		c.publicOnly = true

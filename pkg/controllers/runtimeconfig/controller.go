@@ -18,13 +18,13 @@ import (
 	corev1informers "k8s.io/client-go/informers/core/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/exportlocation"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/managementstate"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/state"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 )
 
 // ControllerName prefixes the controller's condition.
@@ -143,7 +143,7 @@ func ConfigMap(sel exportlocation.Selection) *corev1.ConfigMap {
 	return &corev1.ConfigMap{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{Name: exportlocation.ConfigMapName, Namespace: names.OperandNamespace,
-			Labels: map[string]string{storageclass.OwnerLabel: storageclass.OwnerLabelValue}},
+			Labels: map[string]string{classplan.OwnerLabel: classplan.OwnerLabelValue}},
 		Data: map[string]string{exportlocation.Key: exportlocation.RuntimeConfig(sel)},
 	}
 }

@@ -10,9 +10,9 @@ import (
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	"k8s.io/klog/v2"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 )
 
 // Conditions about who may mount the shares. Neither is Degraded: a class open to any host is the
@@ -36,27 +36,27 @@ type nfsAccess struct {
 
 // resolveShareClients returns the class settings with machineNetwork resolved, and the resolution.
 func (c *Controller) resolveShareClients(settings operatorconfig.StorageClasses) (operatorconfig.StorageClasses, *machinenetwork.Resolution, error) {
-	if !storageclass.UsesMachineNetwork(settings) {
+	if !classplan.UsesMachineNetwork(settings) {
 		return settings, nil, nil
 	}
 	r, err := c.machineNetwork.resolve()
 	if err != nil {
 		return settings, nil, err
 	}
-	return storageclass.WithMachineNetwork(settings, r.CIDRs), &r, nil
+	return classplan.WithMachineNetwork(settings, r.CIDRs), &r, nil
 }
 
 // usesMachineNetwork tells the Node event filter whether node addresses matter now.
 func (c *Controller) usesMachineNetwork() bool {
 	cfg, _ := c.config.Current()
-	return cfg != nil && storageclass.UsesMachineNetwork(cfg.StorageClasses)
+	return cfg != nil && classplan.UsesMachineNetwork(cfg.StorageClasses)
 }
 
 // openClasses returns, sorted, the classes the operator owns or will write whose shares any host may
 // mount: a wanted name held by a foreign class (a conflict) is left out, since that class is not the
 // operator's and its access list is not the operator's to warn about or fix.
-func openClasses(wanted []storageclass.Wanted, conflicts []string) []string {
-	return slices.DeleteFunc(storageclass.OpenToAnyHost(wanted), func(name string) bool {
+func openClasses(wanted []classplan.Wanted, conflicts []string) []string {
+	return slices.DeleteFunc(classplan.OpenToAnyHost(wanted), func(name string) bool {
 		return slices.Contains(conflicts, name)
 	})
 }
@@ -65,7 +65,7 @@ func openClasses(wanted []storageclass.Wanted, conflicts []string) []string {
 func accessEvents(a nfsAccess) []event {
 	var out []event
 	if len(a.open) > 0 {
-		out = append(out, event{warning: true, reason: "StorageClassOpenToAnyHost", message: storageclass.OpenToAnyHostMessage(a.open)})
+		out = append(out, event{warning: true, reason: "StorageClassOpenToAnyHost", message: classplan.OpenToAnyHostMessage(a.open)})
 	}
 	if r := a.resolution; r != nil {
 		if r.Fallback != "" {
@@ -110,7 +110,7 @@ func accessConditions(a nfsAccess) []v1helpers.UpdateStatusFunc {
 	open := operatorv1.OperatorCondition{Type: ConditionOpenNFSAccess}
 	if len(a.open) > 0 {
 		open = operatorv1.OperatorCondition{Type: ConditionOpenNFSAccess, Status: operatorv1.ConditionTrue,
-			Reason: "OpenToAnyHost", Message: storageclass.OpenToAnyHostMessage(a.open)}
+			Reason: "OpenToAnyHost", Message: classplan.OpenToAnyHostMessage(a.open)}
 	}
 	return []v1helpers.UpdateStatusFunc{v1helpers.UpdateConditionFn(progressing), trueOrRemoved(open)}
 }

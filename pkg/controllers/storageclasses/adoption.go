@@ -9,7 +9,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 )
 
 // ConditionNotAdopted lists the classes of the driver the operator leaves alone, and why; it is
@@ -22,15 +22,15 @@ const ReasonNotAdoptable = "NotAdoptable"
 
 // adoptionEvent says what adopting a class did: an update in place, or a recreate and the immutable
 // fields that forced it.
-func adoptionEvent(recorder events.Recorder, a storageclass.Action) {
-	shareType := a.Class.Annotations[storageclass.ShareTypeNameAnnotation]
-	if a.Kind == storageclass.Recreate {
+func adoptionEvent(recorder events.Recorder, a classplan.Action) {
+	shareType := a.Class.Annotations[classplan.ShareTypeNameAnnotation]
+	if a.Kind == classplan.Recreate {
 		recorder.Eventf("StorageClassAdopted", "Adopted StorageClass %s (share type %q) by recreating it with the same name, labels and annotations: %s cannot change in place; existing volumes and claims are not affected",
-			a.Class.Name, shareType, strings.Join(storageclass.ImmutableChanges(a.Class, a.Existing), ", "))
+			a.Class.Name, shareType, strings.Join(classplan.ImmutableChanges(a.Class, a.Existing), ", "))
 		return
 	}
 	recorder.Eventf("StorageClassAdopted", "Adopted StorageClass %s (share type %q) in place: added label %s and the share-type annotations; its other labels and annotations are kept",
-		a.Class.Name, shareType, storageclass.OwnerLabel)
+		a.Class.Name, shareType, classplan.OwnerLabel)
 }
 
 // notAdopted returns the condition and one event per class the operator leaves alone.

@@ -12,8 +12,8 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/clock"
 
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 )
 
 // Every delete, for pruning or to recreate, names the UID and resourceVersion the plan saw.
@@ -28,11 +28,11 @@ func TestDeletesCarryPreconditions(t *testing.T) {
 	})
 	c := &Controller{client: client.StorageV1(), absent: map[string]int{}, recent: testRecent(), clock: clock.RealClock{}}
 	recorder := events.NewInMemoryRecorder("test", clock.RealClock{})
-	for _, a := range []storageclass.Action{
-		{Kind: storageclass.Recreate, Class: wanted, Existing: seen},
-		{Kind: storageclass.Delete, Class: seen},
+	for _, a := range []classplan.Action{
+		{Kind: classplan.Recreate, Class: wanted, Existing: seen},
+		{Kind: classplan.Delete, Class: seen},
 	} {
-		_ = c.apply(context.Background(), recorder, []storageclass.Action{a})
+		_ = c.apply(context.Background(), recorder, []classplan.Action{a})
 	}
 	if len(got) != 2 {
 		t.Fatalf("%d deletes, want 2", len(got))
@@ -47,14 +47,14 @@ func TestDeletesCarryPreconditions(t *testing.T) {
 func TestNeedsSync(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		listing  *sharetypes.Listing
+		listing  *manilatypes.Listing
 		counting bool
 		want     bool
 	}{
 		{"no listing yet", nil, false, true},
-		{"a changed listing", &sharetypes.Listing{Seq: 2}, false, true},
-		{"the same listing again", &sharetypes.Listing{Seq: 3, Unchanged: true}, false, false},
-		{"the same listing while a class counts toward pruning", &sharetypes.Listing{Seq: 3, Unchanged: true}, true, true},
+		{"a changed listing", &manilatypes.Listing{Seq: 2}, false, true},
+		{"the same listing again", &manilatypes.Listing{Seq: 3, Unchanged: true}, false, false},
+		{"the same listing while a class counts toward pruning", &manilatypes.Listing{Seq: 3, Unchanged: true}, true, true},
 	} {
 		if got := needsSync(tc.listing, tc.counting); got != tc.want {
 			t.Errorf("%s: needsSync = %v, want %v", tc.name, got, tc.want)

@@ -3,15 +3,15 @@ package storageclasses
 import (
 	operatorv1 "github.com/openshift/api/operator/v1"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/metrics"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 )
 
 // census counts what a sync found for the storage_classes metric: the operator's classes serving a
 // listed share type (wanted, not blocked by a foreign class), its stale ones, the foreign classes in
 // the way and the skipped share types by reason. Under storageClassState Removed the operator keeps
 // no class.
-func census(state operatorv1.StorageClassStateName, wanted int, skipped []storageclass.Skipped, plan storageclass.Result) metrics.ClassCensus {
+func census(state operatorv1.StorageClassStateName, wanted int, skipped []classplan.Skipped, plan classplan.Result) metrics.ClassCensus {
 	c := metrics.ClassCensus{Skipped: map[string]int{}}
 	for _, s := range skipped {
 		c.Skipped[skipReason(s)]++
@@ -25,18 +25,18 @@ func census(state operatorv1.StorageClassStateName, wanted int, skipped []storag
 	return c
 }
 
-// skipReason maps why storageclass.Desired skipped a share type to the metric's label value.
-func skipReason(s storageclass.Skipped) string {
+// skipReason maps why classplan.Desired skipped a share type to the metric's label value.
+func skipReason(s classplan.Skipped) string {
 	switch s.Kind {
-	case storageclass.SkipNoNFS:
+	case classplan.SkipNoNFS:
 		return metrics.SkipNoNFS
-	case storageclass.SkipNoShareNetwork:
+	case classplan.SkipNoShareNetwork:
 		return metrics.SkipShareNetwork
-	case storageclass.SkipNameTaken:
+	case classplan.SkipNameTaken:
 		return metrics.SkipNameCollision
-	case storageclass.SkipNoZone:
+	case classplan.SkipNoZone:
 		return metrics.SkipNoZone
-	case storageclass.SkipZoneName:
+	case classplan.SkipZoneName:
 		return metrics.SkipZoneName
 	default:
 		return metrics.SkipOther

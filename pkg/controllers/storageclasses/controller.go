@@ -25,13 +25,13 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/managementstate"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/metrics"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/storageclass"
 )
 
 // ControllerName prefixes the controller's conditions.
@@ -77,7 +77,7 @@ type Controller struct {
 	operatorClient v1helpers.OperatorClient
 	evaluator      *csistorageclasscontroller.StorageClassStateEvaluator
 	client         storageclient.StorageClassesGetter
-	listings       *sharetypes.Store
+	listings       *manilatypes.Store
 	config         *operatorconfig.Source
 	clock          clock.PassiveClock
 	machineNetwork machineNetworkInputs
@@ -100,7 +100,7 @@ type Deps struct {
 	StorageClasses           storageinformers.StorageClassInformer
 	ConfigMaps               corev1informers.ConfigMapInformer
 	Client                   storageclient.StorageClassesGetter
-	Listings                 *sharetypes.Store
+	Listings                 *manilatypes.Store
 	Config                   *operatorconfig.Source
 	Recorder                 events.Recorder
 	Clock                    clock.PassiveClock
@@ -148,7 +148,7 @@ func NewController(d Deps) factory.Controller {
 // needsSync says whether a new listing can change anything: one like the previous cannot, unless
 // classes are counting listings toward pruning. Every other input (classes, the operator config, the
 // ClusterCSIDriver) triggers a sync through its informer.
-func needsSync(l *sharetypes.Listing, counting bool) bool {
+func needsSync(l *manilatypes.Listing, counting bool) bool {
 	return l == nil || !l.Unchanged || counting
 }
 
@@ -158,7 +158,7 @@ func ours(obj interface{}) bool {
 		obj = tomb.Obj
 	}
 	sc, ok := obj.(*storagev1.StorageClass)
-	return ok && (strings.HasPrefix(sc.Name, storageclass.NamePrefix) || storageclass.Owned(sc) || sc.Provisioner == names.CSIDriverName)
+	return ok && (strings.HasPrefix(sc.Name, classplan.NamePrefix) || classplan.Owned(sc) || sc.Provisioner == names.CSIDriverName)
 }
 
 func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
@@ -178,40 +178,40 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if err != nil {
 		return err
 	}
-	owners := map[string]storageclass.Owner{}
+	owners := map[string]classplan.Owner{}
 	existing := map[string]*storagev1.StorageClass{}
 	byName := map[string]*storagev1.StorageClass{}
 	for _, sc := range all {
 		byName[sc.Name] = sc
-		if storageclass.Owned(sc) {
+		if classplan.Owned(sc) {
 			existing[sc.Name] = sc
-			owners[sc.Name] = storageclass.Owner{ID: sc.Annotations[storageclass.ShareTypeIDAnnotation], Name: sc.Annotations[storageclass.ShareTypeNameAnnotation], PerZone: storageclass.PerZone(sc)}
+			owners[sc.Name] = classplan.Owner{ID: sc.Annotations[classplan.ShareTypeIDAnnotation], Name: sc.Annotations[classplan.ShareTypeNameAnnotation], PerZone: classplan.PerZone(sc)}
 		}
 	}
 	// OpenShift's own Manila operator's classes (and ones made the same way) are taken over: treated as
 	// the operator's, by share-type ID, from here on.
-	adoption := storageclass.Adoptions(all, listing.Types, owners)
+	adoption := classplan.Adoptions(all, listing.Types, owners)
 	for name, st := range adoption.Adopt {
-		owners[name] = storageclass.Owner{ID: st.ID, Name: st.Name}
+		owners[name] = classplan.Owner{ID: st.ID, Name: st.Name}
 	}
 	settings, resolution, err := c.resolveShareClients(cfg.StorageClasses)
 	if err != nil {
 		return err
 	}
-	wanted, skipped := storageclass.Desired(listing.Types, settings, owners)
+	wanted, skipped := classplan.Desired(listing.Types, settings, owners)
 	var zones map[string]bool
 	if cfg.Topology.Zonal() {
-		var zoneSkipped []storageclass.Skipped
-		wanted, zoneSkipped = storageclass.Zonal(wanted, cfg.Topology, listing.Zones, owners)
+		var zoneSkipped []classplan.Skipped
+		wanted, zoneSkipped = classplan.Zonal(wanted, cfg.Topology, listing.Zones, owners)
 		skipped = append(skipped, zoneSkipped...)
 		zones = map[string]bool{}
 		for _, z := range listing.Zones {
 			zones[z] = true
 		}
 	}
-	notices := storageclass.ApplyDefault(wanted, all, cfg.StorageClasses.DefaultShareType)
+	notices := classplan.ApplyDefault(wanted, all, cfg.StorageClasses.DefaultShareType)
 	access := nfsAccess{resolution: resolution}
-	wanted, access.held = storageclass.HoldUnresolved(wanted)
+	wanted, access.held = classplan.HoldUnresolved(wanted)
 	if state == operatorv1.RemovedStorageClass {
 		access.held = nil // no class is written anyway
 	}
@@ -234,8 +234,8 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	} else {
 		// A partial listing proves no absence: every owned class counts as listed.
 		for _, sc := range existing {
-			if storageclass.Owned(sc) {
-				listed[sc.Annotations[storageclass.ShareTypeIDAnnotation]] = true
+			if classplan.Owned(sc) {
+				listed[sc.Annotations[classplan.ShareTypeIDAnnotation]] = true
 			}
 		}
 	}
@@ -244,7 +244,7 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	for name := range adoption.Adopt {
 		adopt[name] = true
 	}
-	plan := storageclass.Plan(storageclass.Input{
+	plan := classplan.Plan(classplan.Input{
 		State: state, Wanted: wanted, Existing: existing, Adopt: adopt, Listed: listed, Zones: zones,
 		Absent: c.absent, PruneAfter: cfg.StorageClasses.PruneAfter(), Now: c.clock.Now(),
 	})
@@ -275,7 +275,7 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 
 // countAbsences advances, once per listing, how many listings in a row lacked each owned class's type
 // (or, for a class limited to Manila zones, its zones).
-func (c *Controller) countAbsences(seq uint64, existing map[string]*storagev1.StorageClass, wanted []storageclass.Wanted, listed, zones map[string]bool) {
+func (c *Controller) countAbsences(seq uint64, existing map[string]*storagev1.StorageClass, wanted []classplan.Wanted, listed, zones map[string]bool) {
 	if seq == c.lastSeq {
 		return
 	}
@@ -285,7 +285,7 @@ func (c *Controller) countAbsences(seq uint64, existing map[string]*storagev1.St
 		wantedNames[w.Class.Name] = true
 	}
 	for name, sc := range existing {
-		if !storageclass.Owned(sc) || wantedNames[name] || !storageclass.Gone(sc, listed, zones) {
+		if !classplan.Owned(sc) || wantedNames[name] || !classplan.Gone(sc, listed, zones) {
 			delete(c.absent, name)
 			continue
 		}
@@ -293,32 +293,32 @@ func (c *Controller) countAbsences(seq uint64, existing map[string]*storagev1.St
 	}
 }
 
-func (c *Controller) apply(ctx context.Context, recorder events.Recorder, actions []storageclass.Action) error {
+func (c *Controller) apply(ctx context.Context, recorder events.Recorder, actions []classplan.Action) error {
 	var errs []error
 	api := c.client.StorageClasses()
 	for _, a := range actions {
 		var err error
 		switch a.Kind {
-		case storageclass.Create:
+		case classplan.Create:
 			var created *storagev1.StorageClass
 			if created, err = api.Create(ctx, a.Class, metav1.CreateOptions{}); err == nil {
 				c.recent.Mutation(created)
-				recorder.Eventf("StorageClassCreated", "Created StorageClass %s for share type %q", a.Class.Name, a.Class.Annotations[storageclass.ShareTypeNameAnnotation])
+				recorder.Eventf("StorageClassCreated", "Created StorageClass %s for share type %q", a.Class.Name, a.Class.Annotations[classplan.ShareTypeNameAnnotation])
 			}
-		case storageclass.Update:
+		case classplan.Update:
 			_, err = api.Update(ctx, a.Class, metav1.UpdateOptions{})
 			if err == nil && a.Adopting {
 				adoptionEvent(recorder, a)
 			} else if err == nil {
 				recorder.Eventf("StorageClassUpdated", "Updated StorageClass %s", a.Class.Name)
 			}
-		case storageclass.Release:
+		case classplan.Release:
 			_, err = api.Update(ctx, a.Class, metav1.UpdateOptions{})
 			if err == nil {
 				recorder.Eventf("StorageClassReleased", "Released StorageClass %s (storageClassState Removed): it was adopted, not created, so it keeps existing without the operator's label and annotations",
 					a.Class.Name)
 			}
-		case storageclass.Recreate:
+		case classplan.Recreate:
 			err = api.Delete(ctx, a.Class.Name, preconditions(a.Existing))
 			if err == nil || apierrors.IsNotFound(err) {
 				var created *storagev1.StorageClass
@@ -326,16 +326,16 @@ func (c *Controller) apply(ctx context.Context, recorder events.Recorder, action
 					c.recent.Mutation(created)
 				}
 			}
-			if from, to, renamed := storageclass.Renamed(a); err == nil && a.Adopting {
+			if from, to, renamed := classplan.Renamed(a); err == nil && a.Adopting {
 				adoptionEvent(recorder, a)
 			} else if err == nil && renamed {
 				recorder.Eventf("ShareTypeRenamed", "Share type %s was renamed from %q to %q in Manila: recreated StorageClass %s (same name) with type=%s; existing volumes are not affected",
-					a.Class.Annotations[storageclass.ShareTypeIDAnnotation], from, to, a.Class.Name, to)
+					a.Class.Annotations[classplan.ShareTypeIDAnnotation], from, to, a.Class.Name, to)
 			} else if err == nil {
 				recorder.Eventf("StorageClassRecreated", "Recreated StorageClass %s with its labels and annotations: %s changed, which a StorageClass cannot update in place; existing volumes are not affected",
-					a.Class.Name, strings.Join(storageclass.ImmutableChanges(a.Class, a.Existing), ", "))
+					a.Class.Name, strings.Join(classplan.ImmutableChanges(a.Class, a.Existing), ", "))
 			}
-		case storageclass.Delete:
+		case classplan.Delete:
 			err = api.Delete(ctx, a.Class.Name, preconditions(a.Class))
 			if apierrors.IsNotFound(err) {
 				err = nil
@@ -353,9 +353,9 @@ func (c *Controller) apply(ctx context.Context, recorder events.Recorder, action
 }
 
 // creates tells whether actions create a class (also by recreating one).
-func creates(actions []storageclass.Action) bool {
-	return slices.ContainsFunc(actions, func(a storageclass.Action) bool {
-		return a.Kind == storageclass.Create || a.Kind == storageclass.Recreate
+func creates(actions []classplan.Action) bool {
+	return slices.ContainsFunc(actions, func(a classplan.Action) bool {
+		return a.Kind == classplan.Create || a.Kind == classplan.Recreate
 	})
 }
 
@@ -369,7 +369,7 @@ func preconditions(seen *storagev1.StorageClass) metav1.DeleteOptions {
 
 // reportOnce sends one event per skipped share type, per conflicting class, per default-class
 // notice and per NFS access finding (more) while they last.
-func (c *Controller) reportOnce(recorder events.Recorder, skipped []storageclass.Skipped, conflicts, notices []string, more []event) {
+func (c *Controller) reportOnce(recorder events.Recorder, skipped []classplan.Skipped, conflicts, notices []string, more []event) {
 	current := map[string]bool{}
 	for _, s := range skipped {
 		key := "skip/" + s.ShareType.ID + "/" + s.Reason
@@ -404,10 +404,10 @@ func (c *Controller) reportOnce(recorder events.Recorder, skipped []storageclass
 
 func conflictMessage(name string) string {
 	return fmt.Sprintf("StorageClass %s exists without label %s=%s, so the operator leaves it alone; delete or rename it to let the operator create its class",
-		name, storageclass.OwnerLabel, storageclass.OwnerLabelValue)
+		name, classplan.OwnerLabel, classplan.OwnerLabelValue)
 }
 
-func conditions(skipped []storageclass.Skipped, plan storageclass.Result, refused map[string]string) []v1helpers.UpdateStatusFunc {
+func conditions(skipped []classplan.Skipped, plan classplan.Result, refused map[string]string) []v1helpers.UpdateStatusFunc {
 	var problems []string
 	for _, name := range plan.Conflicts {
 		problems = append(problems, conflictMessage(name)+conflictReason(name, refused))

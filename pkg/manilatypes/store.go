@@ -1,8 +1,8 @@
-// Package sharetypes is the operator's view of Manila share types: the ShareType domain type, which the
+// Package manilatypes is the operator's view of Manila share types: the ShareType domain type, which the
 // pure planning code uses without depending on the OpenStack client, and the Store that hands each
 // successful listing from the one poller to the controllers that use it, so a poll costs one Manila
 // request however many consumers there are.
-package sharetypes
+package manilatypes
 
 import (
 	"reflect"

@@ -1,6 +1,6 @@
-// Package storageclass computes the StorageClasses the operator wants for Manila's share types: their
+// Package classplan computes the StorageClasses the operator wants for Manila's share types: their
 // names, parameters and the changes needed to get there. It is pure: no API calls.
-package storageclass
+package classplan
 
 import (
 	"crypto/sha256"

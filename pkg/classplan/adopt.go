@@ -1,4 +1,4 @@
-package storageclass
+package classplan
 
 import (
 	"fmt"
@@ -11,8 +11,8 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 )
 
 // AdoptedAnnotation marks a class the operator adopted, OpenShift's own Manila operator's or an
@@ -23,7 +23,7 @@ const AdoptedAnnotation = "manila.csi.openstack.org/adopted"
 // Adoption is what Adoptions found among the classes without the owner label that name the driver.
 type Adoption struct {
 	// Adopt maps a class name to the share type the operator takes it over for.
-	Adopt map[string]sharetypes.ShareType
+	Adopt map[string]manilatypes.ShareType
 	// Refused maps a class name to why it is left alone, naming the field.
 	Refused map[string]string
 }
@@ -34,9 +34,9 @@ type Adoption struct {
 // one class: one the operator owns already wins, then the predecessor's name for it, then the first
 // by name. Only classes whose provisioner is the driver (or whose name has the operator's prefix) are
 // reported as refused; other provisioners' classes are not the driver's business.
-func Adoptions(all []*storagev1.StorageClass, types []sharetypes.ShareType, owned map[string]Owner) Adoption {
-	a := Adoption{Adopt: map[string]sharetypes.ShareType{}, Refused: map[string]string{}}
-	byName := map[string]sharetypes.ShareType{}
+func Adoptions(all []*storagev1.StorageClass, types []manilatypes.ShareType, owned map[string]Owner) Adoption {
+	a := Adoption{Adopt: map[string]manilatypes.ShareType{}, Refused: map[string]string{}}
+	byName := map[string]manilatypes.ShareType{}
 	for _, st := range types {
 		byName[st.Name] = st
 	}
@@ -82,13 +82,13 @@ func Adoptions(all []*storagev1.StorageClass, types []sharetypes.ShareType, owne
 }
 
 // adoptable returns the share type the class serves, or why it is not the predecessor's.
-func adoptable(sc *storagev1.StorageClass, byName map[string]sharetypes.ShareType) (sharetypes.ShareType, string) {
+func adoptable(sc *storagev1.StorageClass, byName map[string]manilatypes.ShareType) (manilatypes.ShareType, string) {
 	if sc.Provisioner != names.CSIDriverName {
-		return sharetypes.ShareType{}, fmt.Sprintf("StorageClass %s: its provisioner is not %s", sc.Name, names.CSIDriverName)
+		return manilatypes.ShareType{}, fmt.Sprintf("StorageClass %s: its provisioner is not %s", sc.Name, names.CSIDriverName)
 	}
 	keys := slices.Sorted(maps.Keys(sc.Parameters))
 	if _, ok := sc.Parameters[secretParameterPrefix+"provisioner-secret-name"]; !ok {
-		return sharetypes.ShareType{}, fmt.Sprintf("StorageClass %s: it has no parameter %sprovisioner-secret-name", sc.Name, secretParameterPrefix)
+		return manilatypes.ShareType{}, fmt.Sprintf("StorageClass %s: it has no parameter %sprovisioner-secret-name", sc.Name, secretParameterPrefix)
 	}
 	for _, k := range keys {
 		if !strings.HasPrefix(k, secretParameterPrefix) {
@@ -104,12 +104,12 @@ func adoptable(sc *storagev1.StorageClass, byName map[string]sharetypes.ShareTyp
 			continue
 		}
 		if sc.Parameters[k] != want {
-			return sharetypes.ShareType{}, fmt.Sprintf("StorageClass %s: its parameter %s does not name the driver secret %s/%s", sc.Name, k, names.OperandNamespace, driverSecretName)
+			return manilatypes.ShareType{}, fmt.Sprintf("StorageClass %s: its parameter %s does not name the driver secret %s/%s", sc.Name, k, names.OperandNamespace, driverSecretName)
 		}
 	}
 	st, ok := byName[sc.Parameters[parameterType]]
 	if !ok {
-		return sharetypes.ShareType{}, fmt.Sprintf("StorageClass %s: its parameter %s names no share type Manila lists", sc.Name, parameterType)
+		return manilatypes.ShareType{}, fmt.Sprintf("StorageClass %s: its parameter %s names no share type Manila lists", sc.Name, parameterType)
 	}
 	return st, ""
 }

@@ -1,11 +1,11 @@
-package storageclass
+package classplan
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 )
 
 func mustConfig(t *testing.T, yaml string) operatorconfig.StorageClasses {
@@ -18,7 +18,7 @@ func mustConfig(t *testing.T, yaml string) operatorconfig.StorageClasses {
 }
 
 func TestDesired(t *testing.T) {
-	types := []sharetypes.ShareType{
+	types := []manilatypes.ShareType{
 		{ID: "1", Name: "gold", ExtraSpecs: map[string]string{"driver_handles_share_servers": "False"}},
 		{ID: "2", Name: "cephfs", ExtraSpecs: map[string]string{"storage_protocol": "CEPHFS"}},
 		{ID: "3", Name: "multi", ExtraSpecs: map[string]string{"storage_protocol": "NFS_CIFS"}},
@@ -82,7 +82,7 @@ func TestShareClientListWithoutSpaces(t *testing.T) {
 		{`"10.0.0.0/8"`, "10.0.0.0/8"},
 	} {
 		settings := mustConfig(t, "storageClasses:\n  defaults:\n    nfs-shareClient: "+tc.config+"\n")
-		wanted, _ := Desired([]sharetypes.ShareType{{ID: "1", Name: "gold"}}, settings, nil)
+		wanted, _ := Desired([]manilatypes.ShareType{{ID: "1", Name: "gold"}}, settings, nil)
 		if len(wanted) != 1 || wanted[0].Class.Parameters["nfs-shareClient"] != tc.want {
 			t.Errorf("nfs-shareClient %s: class parameters %v, want %q", tc.config, wanted[0].Class.Parameters, tc.want)
 		}
@@ -94,24 +94,24 @@ func TestDesiredKeepsClassesWithTheirShareType(t *testing.T) {
 	hashed := hashedName("gold-nfs")
 	for _, tc := range []struct {
 		name  string
-		types []sharetypes.ShareType
+		types []manilatypes.ShareType
 		owned map[string]Owner
 		want  map[string]string // share-type name -> class name
 	}{
 		{name: "the other of two colliding types is deleted: no takeover",
-			types: []sharetypes.ShareType{{ID: "2", Name: "gold-nfs"}},
+			types: []manilatypes.ShareType{{ID: "2", Name: "gold-nfs"}},
 			owned: map[string]Owner{"csi-manila-gold-nfs": {ID: "1", Name: "Gold_NFS"}, hashed: {ID: "2", Name: "gold-nfs"}},
 			want:  map[string]string{"gold-nfs": hashed}},
 		{name: "a renamed type keeps its class",
-			types: []sharetypes.ShareType{{ID: "1", Name: "platinum"}},
+			types: []manilatypes.ShareType{{ID: "1", Name: "platinum"}},
 			owned: map[string]Owner{"csi-manila-gold": {ID: "1", Name: "gold"}},
 			want:  map[string]string{"platinum": "csi-manila-gold"}},
 		{name: "a new type never takes a gone type's class",
-			types: []sharetypes.ShareType{{ID: "3", Name: "gold"}},
+			types: []manilatypes.ShareType{{ID: "3", Name: "gold"}},
 			owned: map[string]Owner{"csi-manila-gold": {ID: "1", Name: "gold"}},
 			want:  map[string]string{"gold": hashedName("gold")}},
 		{name: "nor an owned class without annotations",
-			types: []sharetypes.ShareType{{ID: "3", Name: "admin-made"}},
+			types: []manilatypes.ShareType{{ID: "3", Name: "admin-made"}},
 			owned: map[string]Owner{"csi-manila-admin-made": {}},
 			want:  map[string]string{"admin-made": hashedName("admin-made")}},
 	} {

@@ -1,4 +1,4 @@
-package storageclass
+package classplan
 
 import (
 	"strings"
@@ -7,8 +7,8 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 )
 
 func class(name string, owned bool, annotations map[string]string) *storagev1.StorageClass {
@@ -20,7 +20,7 @@ func class(name string, owned bool, annotations map[string]string) *storagev1.St
 }
 
 func TestApplyDefault(t *testing.T) {
-	types := []sharetypes.ShareType{{ID: "1", Name: "gold"}, {ID: "2", Name: "silver"}}
+	types := []manilatypes.ShareType{{ID: "1", Name: "gold"}, {ID: "2", Name: "silver"}}
 	const gold = "csi-manila-gold"
 	for _, tc := range []struct {
 		name, defaultType string

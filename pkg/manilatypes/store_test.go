@@ -1,4 +1,4 @@
-package sharetypes
+package manilatypes
 
 import (
 	"testing"

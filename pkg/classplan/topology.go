@@ -1,4 +1,4 @@
-package storageclass
+package classplan
 
 import (
 	"fmt"

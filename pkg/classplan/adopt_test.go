@@ -1,4 +1,4 @@
-package storageclass
+package classplan
 
 import (
 	"slices"
@@ -12,9 +12,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kptr "k8s.io/utils/ptr"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 )
 
 // predecessorClass is a class as OpenShift's own Manila operator leaves it: 4.17 without the
@@ -36,7 +36,7 @@ func predecessorClass(shareType string, v418 bool) *storagev1.StorageClass {
 }
 
 func TestAdoptions(t *testing.T) {
-	types := []sharetypes.ShareType{{ID: "1", Name: "gold_nfs"}, {ID: "2", Name: "silver"}, {ID: "3", Name: "bronze"}}
+	types := []manilatypes.ShareType{{ID: "1", Name: "gold_nfs"}, {ID: "2", Name: "silver"}, {ID: "3", Name: "bronze"}}
 	otherProvisioner := predecessorClass("silver", true)
 	otherProvisioner.Provisioner = "example.com/nfs"
 	otherSecret := predecessorClass("silver", true)
@@ -97,7 +97,7 @@ func TestAdoptions(t *testing.T) {
 // secret); both keep the admin's labels and annotations, and only one recreate happens per plan.
 func TestPlanAdoption(t *testing.T) {
 	now := time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
-	types := []sharetypes.ShareType{{ID: "1", Name: "gold"}, {ID: "2", Name: "silver"}, {ID: "3", Name: "bronze"}}
+	types := []manilatypes.ShareType{{ID: "1", Name: "gold"}, {ID: "2", Name: "silver"}, {ID: "3", Name: "bronze"}}
 	owners := map[string]Owner{}
 	for _, st := range types {
 		owners[PredecessorName(st.Name)] = Owner{ID: st.ID, Name: st.Name}
@@ -181,7 +181,7 @@ func objectMeta(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Name: 
 // machine network's, a topology change, a reclaim policy from the config) carries the admin's labels
 // and annotations over; what the operator manages (the stale marker, its withdrawn default) does not.
 func TestRecreateCarriesMetadata(t *testing.T) {
-	types := []sharetypes.ShareType{{ID: "1", Name: "gold"}}
+	types := []manilatypes.ShareType{{ID: "1", Name: "gold"}}
 	owned := map[string]Owner{"csi-manila-gold": {ID: "1", Name: "gold"}}
 	wanted, _ := Desired(types, operatorconfig.StorageClasses{}, owned)
 	base := wanted[0].Class.DeepCopy()

@@ -1,4 +1,4 @@
-package storageclass
+package classplan
 
 // Renamed reports the share-type rename behind a Recreate: the class was made for the share type
 // with the same ID under another name (Manila, API 2.50+, renames types in place). Plan finds the class

@@ -1,4 +1,4 @@
-package storageclass
+package classplan
 
 import (
 	"fmt"
@@ -9,9 +9,9 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 )
 
 // Labels and annotations that mark and describe the classes the operator owns.
@@ -37,14 +37,14 @@ const (
 
 // Wanted is a class the operator wants, with the share type it serves.
 type Wanted struct {
-	ShareType sharetypes.ShareType
+	ShareType manilatypes.ShareType
 	Class     *storagev1.StorageClass
 }
 
 // Skipped is a share type that gets no class, and why: Kind for programs (metrics), Reason for people.
 // NeedsAction marks reasons an admin can fix.
 type Skipped struct {
-	ShareType   sharetypes.ShareType
+	ShareType   manilatypes.ShareType
 	Kind        SkipKind
 	Reason      string
 	NeedsAction bool
@@ -77,8 +77,8 @@ type Owner struct {
 // the operator's existing classes to the share type each was created for: a class keeps serving the
 // share type with its ID until the class is deleted (a renamed type keeps its class), and no other
 // share type ever takes its name over, even when the name would be its plain mapping.
-func Desired(types []sharetypes.ShareType, settings operatorconfig.StorageClasses, owned map[string]Owner) ([]Wanted, []Skipped) {
-	var served []sharetypes.ShareType
+func Desired(types []manilatypes.ShareType, settings operatorconfig.StorageClasses, owned map[string]Owner) ([]Wanted, []Skipped) {
+	var served []manilatypes.ShareType
 	var skipped []Skipped
 	for _, st := range types {
 		if reason, ok := servesNFS(st); !ok {
@@ -129,7 +129,7 @@ func Desired(types []sharetypes.ShareType, settings operatorconfig.StorageClasse
 }
 
 // servesNFS: a type without storage_protocol may serve NFS; one that names protocols must list NFS.
-func servesNFS(st sharetypes.ShareType) (string, bool) {
+func servesNFS(st manilatypes.ShareType) (string, bool) {
 	proto, ok := st.ExtraSpecs[extraSpecProtocol]
 	if !ok || strings.TrimSpace(proto) == "" {
 		return "", true
@@ -158,7 +158,7 @@ func shareClients(list *string) *string {
 	return &joined
 }
 
-func classFor(st sharetypes.ShareType, name string, settings operatorconfig.StorageClasses) *storagev1.StorageClass {
+func classFor(st manilatypes.ShareType, name string, settings operatorconfig.StorageClasses) *storagev1.StorageClass {
 	s := settings.For(st.Name)
 	params := map[string]string{parameterType: st.Name}
 	for _, op := range []string{"provisioner", "node-stage", "node-publish", "controller-expand"} {

@@ -1,4 +1,4 @@
-package storageclass
+package classplan
 
 import (
 	"testing"
@@ -7,8 +7,8 @@ import (
 	operatorv1 "github.com/openshift/api/operator/v1"
 	storagev1 "k8s.io/api/storage/v1"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 )
 
 // A share type renamed in Manila keeps its class, found by the share type's ID: same class name,
@@ -19,49 +19,49 @@ func TestRename(t *testing.T) {
 	tests := []struct {
 		name    string
 		state   operatorv1.StorageClassStateName
-		before  []sharetypes.ShareType // the listing the existing classes were made from
-		after   []sharetypes.ShareType // the listing after the change in Manila
-		mark    string                 // an existing class already marked stale
-		want    map[string]ActionKind  // class name -> action
-		renamed map[string]rename      // class name -> the rename Renamed reports
-		types   map[string]string      // class name -> its `type` after the plan
+		before  []manilatypes.ShareType // the listing the existing classes were made from
+		after   []manilatypes.ShareType // the listing after the change in Manila
+		mark    string                  // an existing class already marked stale
+		want    map[string]ActionKind   // class name -> action
+		renamed map[string]rename       // class name -> the rename Renamed reports
+		types   map[string]string       // class name -> its `type` after the plan
 		stale   []string
 	}{
 		{name: "renamed: recreated under its name with the new type",
-			before: []sharetypes.ShareType{{ID: "1", Name: "gold"}, {ID: "2", Name: "silver"}},
-			after:  []sharetypes.ShareType{{ID: "1", Name: "platinum"}, {ID: "2", Name: "silver"}},
+			before: []manilatypes.ShareType{{ID: "1", Name: "gold"}, {ID: "2", Name: "silver"}},
+			after:  []manilatypes.ShareType{{ID: "1", Name: "platinum"}, {ID: "2", Name: "silver"}},
 			want:   map[string]ActionKind{"csi-manila-gold": Recreate}, renamed: map[string]rename{"csi-manila-gold": {"gold", "platinum"}},
 			types: map[string]string{"csi-manila-gold": "platinum", "csi-manila-silver": "silver"}},
 		{name: "only the case changes",
-			before: []sharetypes.ShareType{{ID: "1", Name: "gold"}},
-			after:  []sharetypes.ShareType{{ID: "1", Name: "GOLD"}},
+			before: []manilatypes.ShareType{{ID: "1", Name: "gold"}},
+			after:  []manilatypes.ShareType{{ID: "1", Name: "GOLD"}},
 			want:   map[string]ActionKind{"csi-manila-gold": Recreate}, renamed: map[string]rename{"csi-manila-gold": {"gold", "GOLD"}},
 			types: map[string]string{"csi-manila-gold": "GOLD"}},
 		{name: "renamed to the name of a vanished type: that type's class stays its own, stale",
-			before: []sharetypes.ShareType{{ID: "1", Name: "gold"}, {ID: "9", Name: "bronze"}},
-			after:  []sharetypes.ShareType{{ID: "1", Name: "bronze"}},
+			before: []manilatypes.ShareType{{ID: "1", Name: "gold"}, {ID: "9", Name: "bronze"}},
+			after:  []manilatypes.ShareType{{ID: "1", Name: "bronze"}},
 			mark:   "csi-manila-bronze",
 			want:   map[string]ActionKind{"csi-manila-gold": Recreate}, renamed: map[string]rename{"csi-manila-gold": {"gold", "bronze"}},
 			types: map[string]string{"csi-manila-gold": "bronze", "csi-manila-bronze": "bronze"}, stale: []string{"csi-manila-bronze"}},
 		{name: "two types swap names: each class follows its type",
-			before:  []sharetypes.ShareType{{ID: "1", Name: "gold"}, {ID: "2", Name: "silver"}},
-			after:   []sharetypes.ShareType{{ID: "1", Name: "silver"}, {ID: "2", Name: "gold"}},
+			before:  []manilatypes.ShareType{{ID: "1", Name: "gold"}, {ID: "2", Name: "silver"}},
+			after:   []manilatypes.ShareType{{ID: "1", Name: "silver"}, {ID: "2", Name: "gold"}},
 			want:    map[string]ActionKind{"csi-manila-gold": Recreate, "csi-manila-silver": Recreate},
 			renamed: map[string]rename{"csi-manila-gold": {"gold", "silver"}, "csi-manila-silver": {"silver", "gold"}},
 			types:   map[string]string{"csi-manila-gold": "silver", "csi-manila-silver": "gold"}},
 		{name: "renamed while marked stale: back, unmarked",
-			before: []sharetypes.ShareType{{ID: "1", Name: "gold"}},
-			after:  []sharetypes.ShareType{{ID: "1", Name: "platinum"}},
+			before: []manilatypes.ShareType{{ID: "1", Name: "gold"}},
+			after:  []manilatypes.ShareType{{ID: "1", Name: "platinum"}},
 			mark:   "csi-manila-gold",
 			want:   map[string]ActionKind{"csi-manila-gold": Recreate}, renamed: map[string]rename{"csi-manila-gold": {"gold", "platinum"}},
 			types: map[string]string{"csi-manila-gold": "platinum"}},
 		{name: "Unmanaged: left as it is, and not stale", state: operatorv1.UnmanagedStorageClass,
-			before: []sharetypes.ShareType{{ID: "1", Name: "gold"}},
-			after:  []sharetypes.ShareType{{ID: "1", Name: "platinum"}},
+			before: []manilatypes.ShareType{{ID: "1", Name: "gold"}},
+			after:  []manilatypes.ShareType{{ID: "1", Name: "platinum"}},
 			want:   map[string]ActionKind{}, types: map[string]string{"csi-manila-gold": "gold"}},
 		{name: "not a rename: a new type under a deleted type's name gets its own class",
-			before: []sharetypes.ShareType{{ID: "1", Name: "gold"}},
-			after:  []sharetypes.ShareType{{ID: "3", Name: "gold"}},
+			before: []manilatypes.ShareType{{ID: "1", Name: "gold"}},
+			after:  []manilatypes.ShareType{{ID: "3", Name: "gold"}},
 			want:   map[string]ActionKind{"csi-manila-gold": Update, hashedName("gold"): Create},
 			types:  map[string]string{"csi-manila-gold": "gold", hashedName("gold"): "gold"}, stale: []string{"csi-manila-gold"}},
 	}
@@ -132,7 +132,7 @@ func TestRename(t *testing.T) {
 }
 
 func TestRenamedOnlyForARecreateOfTheSameID(t *testing.T) {
-	made, _ := Desired([]sharetypes.ShareType{{ID: "1", Name: "gold"}}, operatorconfig.StorageClasses{}, nil)
+	made, _ := Desired([]manilatypes.ShareType{{ID: "1", Name: "gold"}}, operatorconfig.StorageClasses{}, nil)
 	old := made[0].Class
 	renamed := old.DeepCopy()
 	renamed.Annotations[ShareTypeNameAnnotation], renamed.Parameters[parameterType] = "platinum", "platinum"

@@ -1,17 +1,17 @@
-package storageclass
+package classplan
 
 import (
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 )
 
 // machineNetwork resolves in the defaults and per share type, inside a list too, and the classes get
 // the resolved list; without a resolution their classes are held back.
 func TestMachineNetworkInClasses(t *testing.T) {
-	types := []sharetypes.ShareType{{ID: "1", Name: "gold"}, {ID: "2", Name: "silver"}, {ID: "3", Name: "bronze"}, {ID: "4", Name: "open"}}
+	types := []manilatypes.ShareType{{ID: "1", Name: "gold"}, {ID: "2", Name: "silver"}, {ID: "3", Name: "bronze"}, {ID: "4", Name: "open"}}
 	const config = `
 storageClasses:
   defaults:
@@ -83,7 +83,7 @@ func TestUsesMachineNetwork(t *testing.T) {
 }
 
 func TestOpenToAnyHost(t *testing.T) {
-	types := []sharetypes.ShareType{{ID: "1", Name: "unset"}, {ID: "2", Name: "v4"}, {ID: "3", Name: "v6"}, {ID: "4", Name: "narrow"}}
+	types := []manilatypes.ShareType{{ID: "1", Name: "unset"}, {ID: "2", Name: "v4"}, {ID: "3", Name: "v6"}, {ID: "4", Name: "narrow"}}
 	settings := mustConfig(t, `
 storageClasses:
   shareTypes:

@@ -1,4 +1,4 @@
-package storageclass
+package classplan
 
 import (
 	"testing"
@@ -7,16 +7,16 @@ import (
 	operatorv1 "github.com/openshift/api/operator/v1"
 	storagev1 "k8s.io/api/storage/v1"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 )
 
 func TestPlan(t *testing.T) {
 	now := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
-	types := []sharetypes.ShareType{{ID: "1", Name: "gold"}, {ID: "2", Name: "silver"}}
+	types := []manilatypes.ShareType{{ID: "1", Name: "gold"}, {ID: "2", Name: "silver"}}
 	wanted, _ := Desired(types, operatorconfig.StorageClasses{}, nil)
 	gold, silver := wanted[0].Class, wanted[1].Class
-	goneType, _ := Desired([]sharetypes.ShareType{{ID: "9", Name: "bronze"}}, operatorconfig.StorageClasses{}, nil)
+	goneType, _ := Desired([]manilatypes.ShareType{{ID: "9", Name: "bronze"}}, operatorconfig.StorageClasses{}, nil)
 	bronze := goneType[0].Class
 
 	edited := gold.DeepCopy()

@@ -1,4 +1,4 @@
-package storageclass
+package classplan
 
 import (
 	"reflect"
@@ -9,8 +9,8 @@ import (
 	operatorv1 "github.com/openshift/api/operator/v1"
 	storagev1 "k8s.io/api/storage/v1"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/sharetypes"
 )
 
 // zonalClass is what a test checks of a Zonal class.
@@ -20,14 +20,14 @@ type zonalClass struct {
 }
 
 func TestZonal(t *testing.T) {
-	open := sharetypes.ShareType{ID: "1", Name: "open"}
-	limited := sharetypes.ShareType{ID: "2", Name: "limited", AvailabilityZones: []string{"manila-a", "manila-b"}}
-	single := sharetypes.ShareType{ID: "3", Name: "single", AvailabilityZones: []string{"manila-b", "manila-gone"}}
-	gone := sharetypes.ShareType{ID: "4", Name: "gone", AvailabilityZones: []string{"manila-gone"}}
+	open := manilatypes.ShareType{ID: "1", Name: "open"}
+	limited := manilatypes.ShareType{ID: "2", Name: "limited", AvailabilityZones: []string{"manila-a", "manila-b"}}
+	single := manilatypes.ShareType{ID: "3", Name: "single", AvailabilityZones: []string{"manila-b", "manila-gone"}}
+	gone := manilatypes.ShareType{ID: "4", Name: "gone", AvailabilityZones: []string{"manila-gone"}}
 	mapping := map[string][]string{"manila-a": {"nova-2", "nova-1"}, "manila-b": {"nova-3"}}
 	tests := []struct {
 		name        string
-		types       []sharetypes.ShareType
+		types       []manilatypes.ShareType
 		topo        operatorconfig.Topology
 		zones       []string
 		settings    operatorconfig.StorageClasses
@@ -37,7 +37,7 @@ func TestZonal(t *testing.T) {
 	}{
 		{
 			name:  "identity mapping",
-			types: []sharetypes.ShareType{open, limited},
+			types: []manilatypes.ShareType{open, limited},
 			topo:  operatorconfig.Topology{Mode: operatorconfig.TopologyZonal},
 			zones: []string{"manila-a", "manila-b"},
 			want: []zonalClass{
@@ -47,7 +47,7 @@ func TestZonal(t *testing.T) {
 		},
 		{
 			name:  "mapped to compute zones",
-			types: []sharetypes.ShareType{open, limited},
+			types: []manilatypes.ShareType{open, limited},
 			topo:  operatorconfig.Topology{Mode: operatorconfig.TopologyZonal, Zones: mapping},
 			zones: []string{"manila-a", "manila-b"},
 			want: []zonalClass{
@@ -57,14 +57,14 @@ func TestZonal(t *testing.T) {
 		},
 		{
 			name:  "one zone left: availability names it",
-			types: []sharetypes.ShareType{single},
+			types: []manilatypes.ShareType{single},
 			topo:  operatorconfig.Topology{Mode: operatorconfig.TopologyZonal, Zones: mapping},
 			zones: []string{"manila-a", "manila-b"},
 			want:  []zonalClass{{name: "csi-manila-single", availability: "manila-b", zones: "manila-b", allowed: []string{"nova-3"}}},
 		},
 		{
 			name:        "no zone left: no class, so the existing one turns stale",
-			types:       []sharetypes.ShareType{open, gone},
+			types:       []manilatypes.ShareType{open, gone},
 			topo:        operatorconfig.Topology{Mode: operatorconfig.TopologyZonal},
 			zones:       []string{"manila-a"},
 			want:        []zonalClass{{name: "csi-manila-open"}},
@@ -72,7 +72,7 @@ func TestZonal(t *testing.T) {
 		},
 		{
 			name:     "the availability setting limits the type",
-			types:    []sharetypes.ShareType{open},
+			types:    []manilatypes.ShareType{open},
 			topo:     operatorconfig.Topology{Mode: operatorconfig.TopologyZonal, Zones: mapping},
 			zones:    []string{"manila-a", "manila-b"},
 			settings: operatorconfig.StorageClasses{Defaults: operatorconfig.ClassSettings{Availability: ptr("manila-a")}},
@@ -80,7 +80,7 @@ func TestZonal(t *testing.T) {
 		},
 		{
 			name:  "per-zone classes",
-			types: []sharetypes.ShareType{open, limited},
+			types: []manilatypes.ShareType{open, limited},
 			topo:  operatorconfig.Topology{Mode: operatorconfig.TopologyZonal, Zones: mapping, PerZoneClasses: true},
 			zones: []string{"manila-a", "manila-b", "Manila_C"},
 			want: []zonalClass{
@@ -95,7 +95,7 @@ func TestZonal(t *testing.T) {
 		},
 		{
 			name:        "a per-zone name owned by another share type",
-			types:       []sharetypes.ShareType{open},
+			types:       []manilatypes.ShareType{open},
 			topo:        operatorconfig.Topology{Mode: operatorconfig.TopologyZonal, PerZoneClasses: true},
 			zones:       []string{"x"},
 			owned:       map[string]Owner{"csi-manila-open-x": {ID: "99", Name: "open-x"}},
@@ -104,7 +104,7 @@ func TestZonal(t *testing.T) {
 		},
 		{
 			name:        "a Manila zone that cannot be a compute zone label, unmapped",
-			types:       []sharetypes.ShareType{{ID: "5", Name: "odd", AvailabilityZones: []string{"zone one"}}},
+			types:       []manilatypes.ShareType{{ID: "5", Name: "odd", AvailabilityZones: []string{"zone one"}}},
 			topo:        operatorconfig.Topology{Mode: operatorconfig.TopologyZonal},
 			zones:       []string{"zone one"},
 			wantSkipped: []string{"odd"},
@@ -148,7 +148,7 @@ func TestZonal(t *testing.T) {
 // A per-zone class is never the default, the type's own class may be.
 func TestZonalDefaultStaysOnTheTypeClass(t *testing.T) {
 	settings := operatorconfig.StorageClasses{DefaultShareType: "gold"}
-	wanted, _ := Desired([]sharetypes.ShareType{{ID: "1", Name: "gold"}}, settings, nil)
+	wanted, _ := Desired([]manilatypes.ShareType{{ID: "1", Name: "gold"}}, settings, nil)
 	got, _ := Zonal(wanted, operatorconfig.Topology{Mode: operatorconfig.TopologyZonal, PerZoneClasses: true}, []string{"a", "b"}, nil)
 	for _, w := range got {
 		_, isDefault := w.Class.Annotations[DefaultClassAnnotation]
@@ -164,7 +164,7 @@ func TestZonalDefaultStaysOnTheTypeClass(t *testing.T) {
 func TestPlanZones(t *testing.T) {
 	now := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
 	topo := operatorconfig.Topology{Mode: operatorconfig.TopologyZonal, PerZoneClasses: true}
-	types := []sharetypes.ShareType{{ID: "1", Name: "gold", AvailabilityZones: []string{"a", "b"}}, {ID: "2", Name: "single", AvailabilityZones: []string{"b"}}}
+	types := []manilatypes.ShareType{{ID: "1", Name: "gold", AvailabilityZones: []string{"a", "b"}}, {ID: "2", Name: "single", AvailabilityZones: []string{"b"}}}
 	owners := func(classes []*storagev1.StorageClass) map[string]Owner {
 		out := map[string]Owner{}
 		for _, sc := range classes {
