@@ -1,7 +1,6 @@
 package hosted
 
 import (
-	"fmt"
 	"github.com/manila-csi/manila-csi-driver-operator/manifests/rbaccheck"
 	"slices"
 	"strings"
@@ -96,29 +95,18 @@ func TestRBACLeastPrivilege(t *testing.T) {
 		if len(roles) == 0 {
 			t.Fatalf("%s: no role bound to the operator", side)
 		}
-		for _, r := range roles {
-			for i, rule := range r.Rules {
-				where := fmt.Sprintf("%s: %s %s/%s rule %d", side, r.Kind, r.Namespace, r.Name, i)
-				for _, list := range [][]string{rule.APIGroups, rule.Resources, rule.Verbs, rule.ResourceNames, rule.NonResourceURLs} {
-					if slices.ContainsFunc(list, func(s string) bool { return strings.Contains(s, "*") }) {
-						t.Errorf("%s: wildcard in %v", where, list)
-					}
-				}
-				secrets := slices.Contains(rule.APIGroups, "") && slices.Contains(rule.Resources, "secrets")
-				switch {
-				case secrets && r.Kind == "ClusterRole":
-					t.Errorf("%s: cluster-wide Secret access", where)
-				case secrets && side == "management" && len(rule.ResourceNames) == 0:
-					t.Errorf("%s: Secrets of the HCP namespace without resourceNames", where)
-				case secrets && side == "guest" && r.Namespace != names.OperandNamespace:
-					t.Errorf("%s: Secrets outside the operand namespace", where)
-				}
-				for _, verb := range []string{"escalate", "bind", "impersonate"} {
-					if slices.Contains(rule.Verbs, verb) && len(rule.ResourceNames) == 0 {
-						t.Errorf("%s: %s without resourceNames", where, verb)
-					}
-				}
+		problems := rbaccheck.LeastPrivilege(roles, func(rule rbaccheck.Rule) []string {
+			secrets := rule.Grants("", "secrets")
+			switch {
+			case secrets && side == "management" && len(rule.ResourceNames) == 0:
+				return []string{rule.Where() + ": Secrets of the HCP namespace without resourceNames"}
+			case secrets && side == "guest" && rule.Role.Namespace != names.OperandNamespace:
+				return []string{rule.Where() + ": Secrets outside the operand namespace"}
 			}
+			return nil
+		})
+		for _, problem := range problems {
+			t.Errorf("%s: %s", side, problem)
 		}
 	}
 }
@@ -126,18 +114,12 @@ func TestRBACLeastPrivilege(t *testing.T) {
 // Every rule carries a comment line naming the code that needs it.
 func TestRBACRulesAreExplained(t *testing.T) {
 	for file, data := range map[string]string{"management.yaml": management, "guest.yaml": guest} {
-		lines := strings.Split(data, "\n")
-		n := 0
-		for i, l := range lines {
-			if strings.HasPrefix(l, "- apiGroups:") {
-				n++
-				if i == 0 || !strings.HasPrefix(strings.TrimSpace(lines[i-1]), "#") {
-					t.Errorf("%s line %d: rule without a comment above it", file, i+1)
-				}
-			}
-		}
-		if n == 0 {
+		lines, rules := rbaccheck.Unexplained(data)
+		if rules == 0 {
 			t.Errorf("%s: no rules", file)
+		}
+		for _, l := range lines {
+			t.Errorf("%s line %d: rule without a comment above it", file, l)
 		}
 	}
 }
@@ -170,18 +152,8 @@ func TestOperatorHoldsWhatGuestOperandRolesGrant(t *testing.T) {
 	if len(roles) < 3 { // controller (cluster and namespace), node
 		t.Fatalf("found %d guest operand roles", len(roles))
 	}
-	for _, r := range roles {
-		for _, rule := range r.Rules {
-			for _, g := range rule.APIGroups {
-				for _, res := range rule.Resources {
-					for _, verb := range rule.Verbs {
-						if !rbaccheck.Holds(held, r.Namespace, g, res, verb, rule.ResourceNames) {
-							t.Errorf("%s %s/%s grants %s %q/%s that the operator does not hold in the guest", r.Kind, r.Namespace, r.Name, verb, g, res)
-						}
-					}
-				}
-			}
-		}
+	for _, missing := range rbaccheck.NotHeld(held, roles) {
+		t.Errorf("%s that the operator does not hold in the guest", missing)
 	}
 }
 

@@ -6,6 +6,7 @@ package rbaccheck
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -88,4 +89,85 @@ func Holds(roles []Role, namespace, group, resource, verb string, names []string
 		}
 	}
 	return false
+}
+
+// NotHeld lists, one line each, what grants grant that held does not: the roles the operator creates
+// that Kubernetes' escalation check would refuse it.
+func NotHeld(held, grants []Role) []string {
+	var out []string
+	for _, r := range grants {
+		for _, rule := range r.Rules {
+			for _, g := range rule.APIGroups {
+				for _, res := range rule.Resources {
+					for _, verb := range rule.Verbs {
+						if !Holds(held, r.Namespace, g, res, verb, rule.ResourceNames) {
+							out = append(out, fmt.Sprintf("%s %s/%s grants %s %q/%s", r.Kind, r.Namespace, r.Name, verb, g, res))
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Rule is one rule of a role, named for messages.
+type Rule struct {
+	Role  Role
+	Index int
+	rbacv1.PolicyRule
+}
+
+// Where names the rule in a message.
+func (r Rule) Where() string {
+	return fmt.Sprintf("%s %s/%s rule %d", r.Role.Kind, r.Role.Namespace, r.Role.Name, r.Index)
+}
+
+// LeastPrivilege lists the rules of roles that break the rules every manifest of the operator keeps:
+// no wildcard, no cluster-wide Secret access, escalate, bind and impersonate only by name. more adds
+// a side's own checks of each rule (nil for none).
+func LeastPrivilege(roles []Role, more func(Rule) []string) []string {
+	var out []string
+	for _, r := range roles {
+		for i, pr := range r.Rules {
+			rule := Rule{Role: r, Index: i, PolicyRule: pr}
+			for _, list := range [][]string{pr.APIGroups, pr.Resources, pr.Verbs, pr.ResourceNames, pr.NonResourceURLs} {
+				if slices.ContainsFunc(list, func(s string) bool { return strings.Contains(s, "*") }) {
+					out = append(out, fmt.Sprintf("%s: wildcard in %v", rule.Where(), list))
+				}
+			}
+			if r.Kind == "ClusterRole" && rule.Grants("", "secrets") {
+				out = append(out, rule.Where()+": cluster-wide Secret access")
+			}
+			for _, verb := range []string{"escalate", "bind", "impersonate"} {
+				if slices.Contains(pr.Verbs, verb) && len(pr.ResourceNames) == 0 {
+					out = append(out, fmt.Sprintf("%s: %s without resourceNames", rule.Where(), verb))
+				}
+			}
+			if more != nil {
+				out = append(out, more(rule)...)
+			}
+		}
+	}
+	return out
+}
+
+// Grants tells whether the rule names the resource of the API group.
+func (r Rule) Grants(group, resource string) bool {
+	return slices.Contains(r.APIGroups, group) && slices.Contains(r.Resources, resource)
+}
+
+// Unexplained returns the 1-based lines of a manifest file's rules ("- apiGroups:") without a comment
+// line above them naming the code that needs them, and how many rules it has.
+func Unexplained(file string) (lines []int, rules int) {
+	all := strings.Split(file, "\n")
+	for i, l := range all {
+		if strings.HasPrefix(l, "- apiGroups:") {
+			rules++
+			if i == 0 || !strings.HasPrefix(strings.TrimSpace(all[i-1]), "#") {
+				lines = append(lines, i+1)
+			}
+		}
+	}
+	return lines, rules
 }

@@ -1,6 +1,7 @@
 package rbaccheck
 
 import (
+	"strings"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -35,5 +36,41 @@ func TestHolds(t *testing.T) {
 		if got := Holds(roles, tc.namespace, tc.group, tc.resource, tc.verb, tc.names); got != tc.want {
 			t.Errorf("%s: Holds = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+func TestNotHeldLeastPrivilegeUnexplained(t *testing.T) {
+	held := []Role{{Kind: "ClusterRole", Name: "op", Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list"}}}}}
+	grants := []Role{{Kind: "Role", Namespace: "ns", Name: "operand", Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "delete"}}}}}
+	if got := NotHeld(held, grants); len(got) != 1 || got[0] != `Role ns/operand grants delete ""/configmaps` {
+		t.Errorf("NotHeld: %q", got)
+	}
+
+	bad := []Role{{Kind: "ClusterRole", Name: "wide", Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"*"}},
+		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterroles"}, Verbs: []string{"bind"}},
+		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}},
+	}}}
+	got := LeastPrivilege(bad, func(r Rule) []string {
+		if r.Grants("", "pods") {
+			return []string{r.Where() + ": pods"}
+		}
+		return nil
+	})
+	want := []string{
+		"ClusterRole /wide rule 0: wildcard in [*]",
+		"ClusterRole /wide rule 0: cluster-wide Secret access",
+		"ClusterRole /wide rule 1: bind without resourceNames",
+		"ClusterRole /wide rule 2: pods",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("LeastPrivilege:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	lines, rules := Unexplained("rules:\n# why\n- apiGroups: [\"\"]\n- apiGroups: [apps]\n")
+	if rules != 2 || len(lines) != 1 || lines[0] != 4 {
+		t.Errorf("Unexplained: lines %v of %d rules, want [4] of 2", lines, rules)
 	}
 }
