@@ -33,9 +33,6 @@ const (
 	GuestKubeconfigDir = "/etc/hosted-kubernetes"
 	// GuestKubeconfigVolume is the controller pod's volume of that Secret.
 	GuestKubeconfigVolume = "hosted-kubeconfig"
-	// CloudConfigMap is the HCP namespace's ConfigMap with the OpenStack CA (key ca-bundle.pem): the
-	// hosted counterpart of openshift-config/cloud-provider-config.
-	CloudConfigMap = names.HostedCloudConfigMap
 
 	// LabelHostedControlPlane marks every pod of a hosted control plane with its namespace.
 	LabelHostedControlPlane = "hypershift.openshift.io/hosted-control-plane"

@@ -52,7 +52,7 @@ func (o *Options) connectGuest(ctx context.Context, cc *controllercmd.Controller
 	err = wait.ExponentialBackoffWithContext(ctx, backoff, func(ctx context.Context) (bool, error) {
 		f, err := guestkubeconfig.Load(o.GuestKubeconfig)
 		if err != nil {
-			if rerr := link.reporter.Report(ctx, guestlink.KubeconfigVerdict(err)); rerr != nil {
+			if rerr := link.reporter.Report(ctx, guestlink.KubeconfigVerdict(err, false)); rerr != nil {
 				klog.Errorf("Reporting the guest link: %v", rerr)
 			}
 			return false, nil

@@ -146,6 +146,15 @@ func (hw *HostedWorld) HostedOperatorCommandFor(t testing.TB, tmpDir string) (Op
 	if err := os.WriteFile(path, mgmtKubeconfig, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	d := hw.hostedOperatorDeployment(t)
+	pod := hw.hostedOperatorPod(t)
+	return hw.commandOf(t, d, hw.HCPNamespace, path, pod, tmpDir), pod
+}
+
+// hostedOperatorDeployment is manifests/hosted/management.yaml's operator Deployment for the HCP
+// namespace.
+func (hw *HostedWorld) hostedOperatorDeployment(t testing.TB) *appsv1.Deployment {
+	t.Helper()
 	objs, err := manifestshosted.Management(hw.HCPNamespace)
 	if err != nil {
 		t.Fatal(err)
@@ -158,54 +167,31 @@ func (hw *HostedWorld) HostedOperatorCommandFor(t testing.TB, tmpDir string) (Op
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &d); err != nil {
 			t.Fatal(err)
 		}
-		pod := hw.hostedOperatorPod(t)
-		return hw.commandOf(t, &d, hw.HCPNamespace, path, pod, tmpDir), pod
+		return &d
 	}
 	t.Fatal("manifests/hosted/management.yaml has no Deployment")
-	return OperatorCommand{}, ""
+	return nil
 }
 
 // hostedOperatorPod creates the operator's Pod in the HCP namespace from management.yaml's Deployment
 // template (with its readiness gate), as the Deployment controller would, and returns its name.
 func (hw *HostedWorld) hostedOperatorPod(t testing.TB) string {
 	t.Helper()
-	objs, err := manifestshosted.Management(hw.HCPNamespace)
-	if err != nil {
+	tmpl := hw.hostedOperatorDeployment(t).Spec.Template
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: names.OperatorName + "-hosted-0", Namespace: hw.HCPNamespace,
+		Labels: tmpl.Labels}, Spec: tmpl.Spec}
+	pods := hw.Kube.CoreV1().Pods(hw.HCPNamespace)
+	if err := pods.Delete(context.Background(), pod.Name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatal(err)
 	}
-	for _, o := range objs {
-		if o.GetKind() != "Deployment" {
-			continue
-		}
-		template, _, err := unstructured.NestedMap(o.Object, "spec", "template")
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := json.Marshal(template)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var tmpl corev1.PodTemplateSpec
-		if err := json.Unmarshal(data, &tmpl); err != nil {
-			t.Fatal(err)
-		}
-		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: names.OperatorName + "-hosted-0", Namespace: hw.HCPNamespace,
-			Labels: tmpl.Labels}, Spec: tmpl.Spec}
-		pods := hw.Kube.CoreV1().Pods(hw.HCPNamespace)
-		if err := pods.Delete(context.Background(), pod.Name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil && !apierrors.IsNotFound(err) {
-			t.Fatal(err)
-		}
-		Eventually(t, DefaultTimeout, "the operator's pod in the HCP namespace", func(ctx context.Context) error {
-			_, err := pods.Create(ctx, pod, metav1.CreateOptions{})
-			return err
-		})
-		t.Cleanup(func() {
-			_ = pods.Delete(context.Background(), pod.Name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)})
-		})
-		return pod.Name
-	}
-	t.Fatal("manifests/hosted/management.yaml has no Deployment")
-	return ""
+	Eventually(t, DefaultTimeout, "the operator's pod in the HCP namespace", func(ctx context.Context) error {
+		_, err := pods.Create(ctx, pod, metav1.CreateOptions{})
+		return err
+	})
+	t.Cleanup(func() {
+		_ = pods.Delete(context.Background(), pod.Name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)})
+	})
+	return pod.Name
 }
 
 // PodCondition returns the operator pod's condition of type, or an error if it has none.

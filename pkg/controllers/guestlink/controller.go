@@ -148,7 +148,7 @@ func (c *Controller) sync(ctx context.Context, _ factory.SyncContext) error {
 
 func (c *Controller) check() Verdict {
 	if _, err := c.file.Reload(); err != nil {
-		return KubeconfigVerdict(err)
+		return KubeconfigVerdict(err, true)
 	}
 	server := c.file.Server()
 	_, err := c.probe.ServerVersion()
@@ -164,11 +164,15 @@ func (c *Controller) check() Verdict {
 	}
 }
 
-// KubeconfigVerdict is the verdict for a guest kubeconfig file that cannot be used.
-func KubeconfigVerdict(err error) Verdict {
+// KubeconfigVerdict is the verdict for a guest kubeconfig file that cannot be used; inUse says
+// whether an earlier good one is in use meanwhile (none at start, while the operator waits).
+func KubeconfigVerdict(err error, inUse bool) Verdict {
 	reason := ReasonKubeconfigInvalid
 	if errors.Is(err, guestkubeconfig.ErrMissing) {
 		reason = ReasonKubeconfigMissing
 	}
-	return Verdict{Reason: reason, Message: err.Error() + "; the last good one stays in use"}
+	if inUse {
+		return Verdict{Reason: reason, Message: err.Error() + "; the last good one stays in use"}
+	}
+	return Verdict{Reason: reason, Message: err.Error() + "; the operator waits for it before serving the guest"}
 }
