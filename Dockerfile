@@ -1,8 +1,11 @@
 # Multi-stage build: compile with the Go toolchain and the committed vendor/, ship a minimal image.
 FROM golang:1.26 AS builder
 WORKDIR /src
+# .git is not in the build context (.dockerignore): the version and commit come as build arguments.
+ARG VERSION=v0.0.0-dev
+ARG GIT_COMMIT=unknown
 COPY . .
-RUN make build VERSION="$(git describe --tags --always 2>/dev/null || echo v0.0.0-dev)"
+RUN make build VERSION="$VERSION" GIT_COMMIT="$GIT_COMMIT"
 
 FROM registry.access.redhat.com/ubi9/ubi-minimal:latest
 COPY --from=builder /src/_output/bin/manila-csi-driver-operator /usr/bin/manila-csi-driver-operator
