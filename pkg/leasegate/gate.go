@@ -11,9 +11,9 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
-	coordinationlisters "k8s.io/client-go/listers/coordination/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	coordinationlisters "k8s.io/client-go/listers/coordination/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
@@ -67,6 +67,9 @@ func (g *Gate) Start(stop <-chan struct{}) bool {
 	}
 	return true
 }
+
+// Namespace is where the leases are.
+func (g *Gate) Namespace() string { return g.namespace }
 
 // Holder is a predecessor's lease held by a leader that renews it.
 type Holder struct {

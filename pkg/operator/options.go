@@ -36,12 +36,16 @@ type Options struct {
 	// hosted control plane's namespace of the management cluster (--namespace) and serves the guest
 	// cluster this kubeconfig file reaches.
 	GuestKubeconfig string
+	// PredecessorGrace is how long a predecessor's leader may keep its lease before
+	// PredecessorLeaseDegraded: longer than a graceful handover (the old pod releases its lease when
+	// stopped) and than library-go's longest non-graceful one (163 s, the lease running out).
+	PredecessorGrace time.Duration
 }
 
 // DefaultOptions polls every 60 s and re-reads the catalog every 10 minutes.
 func DefaultOptions() *Options {
 	return &Options{PollInterval: time.Minute, SecretGrace: 30 * time.Second, CatalogRefresh: 10 * time.Minute,
-		RequestTimeout: 30 * time.Second}
+		RequestTimeout: 30 * time.Second, PredecessorGrace: 3 * time.Minute}
 }
 
 // AddFlags binds the options to the start command's flags.
@@ -50,6 +54,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		"How often to ask Manila for its share types (at least 5s).")
 	fs.DurationVar(&o.RequestTimeout, "openstack-request-timeout", o.RequestTimeout,
 		"How long one request to Keystone or Manila may take before the poll fails (0: 30s).")
+	fs.DurationVar(&o.PredecessorGrace, "predecessor-grace", o.PredecessorGrace,
+		"How long OpenShift's previous Manila operator may keep leading before PredecessorLeaseDegraded.")
 	fs.StringVar(&o.GuestKubeconfig, "guest-kubeconfig", o.GuestKubeconfig,
 		"Hosted control planes: the kubeconfig file of the guest cluster, followed as it is rotated. The operator then runs in the hosted control plane's namespace (--namespace) of the management cluster.")
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/csi/csicontrollerset"
 	"github.com/openshift/library-go/pkg/operator/csi/csistorageclasscontroller"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	corev1informers "k8s.io/client-go/informers/core/v1"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/rest"
@@ -21,10 +20,11 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/manila"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/runtimeconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/secretsync"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/staleconditions"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/storageclasses"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/workloadselector"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/handback"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/leasegate"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
@@ -43,7 +43,10 @@ func Run(ctx context.Context, cc *controllercmd.ControllerContext) error {
 	return DefaultOptions().Run(ctx, cc)
 }
 
-// Run starts the operator's informers and controllers and blocks until ctx is done. The operand's
+// Run starts the operator's informers and controllers once no predecessor leads (pkg/leasegate) and
+// blocks until ctx is done; if a predecessor takes its lease meanwhile, the controllers stop, the
+// ClusterCSIDriver is handed back, and Run returns an error when the predecessor lets go (the process
+// restarts and takes over again). The operand's
 // controllers start the first time Manila is found and keep running afterwards, so that pods can
 // always unmount their volumes; that Manila was found is kept in the state ConfigMap, so a new
 // process starts them at once.
@@ -64,6 +67,24 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 	if err != nil {
 		return err
 	}
+	// The predecessors' leaders hold leases of their own: this operator leads only while none does.
+	gate := leasegate.New(c.mgmtKube, cc.OperatorNamespace, c.clock)
+	if !gate.Start(ctx.Done()) {
+		return nil // stopped before the caches synced
+	}
+	if err := o.awaitPredecessors(ctx, c, gate); err != nil {
+		return nil // stopped while a predecessor led
+	}
+	leading, stopLeading := context.WithCancel(ctx)
+	defer stopLeading()
+	if err := o.lead(leading, cc, s, c, guest); err != nil {
+		return err
+	}
+	return o.yieldToPredecessors(ctx, c, gate, stopLeading)
+}
+
+// lead starts the informers and controllers, which run until ctx ends.
+func (o *Options) lead(ctx context.Context, cc *controllercmd.ControllerContext, s settings, c *clients, guest *guestLink) error {
 	clk := c.clock
 	layout := c.layout
 	recorder := newRecorder(ctx, c.kube, names.OperatorName, clk, layout.Hosted)
@@ -200,41 +221,23 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 		startOperand("Manila was found at " + at + " (ConfigMap " + state.ConfigMapName + ")")
 	}
 	operatorControllers.Run(ctx, 1)
-	for _, ctrl := range []factory.Controller{manilaController, configController, storageClassController, secretSyncController, runtimeConfigController} {
+	staleConditions := staleconditions.NewController(c.operatorClient, conditionOwners, recorder)
+	for _, ctrl := range []factory.Controller{manilaController, configController, storageClassController, secretSyncController, runtimeConfigController, staleConditions} {
 		go ctrl.Run(ctx, 1)
 	}
 	if guest != nil {
 		go guest.controller(cc, o.PollInterval).Run(ctx, 1)
 	}
-
-	<-ctx.Done()
-	handBack(c)
 	return nil
 }
 
-// conditionOwners are the names that start the type of every condition this process's controllers
-// write, its own and library-go's: ManilaDriver* is the static resources, controller and node service
-// controllers, NFSDriver* the NFS node service; ManagementState and ConfigObservation (the config
-// observer's, whatever its instance name) are library-go's own.
+// conditionOwners are the owners of every condition type this operator's controllers write, its own
+// and library-go's (<owner><Available|Progressing|Degraded|Upgradeable|Disabled>): ManagementState and
+// ConfigObservation are library-go's own names, whatever the instance. A predecessor writes some of the
+// same types (predecessor.Generation); the rest go when a predecessor leads in this operator's place.
 var conditionOwners = []string{
-	manila.ControllerName, secretsync.ControllerName, configcheck.ControllerName, storageclasses.ControllerName, runtimeconfig.ControllerName,
-	workloadselector.ControllerName, "ManilaDriver", "NFSDriver", volumeSnapshotClassController, serviceMonitorController,
-	"ManagementState", "ConfigObservation",
-}
-
-// handBack removes this operator's conditions from the ClusterCSIDriver as the process stops, so that
-// none is left to degrade or disable the driver once OpenShift's own Manila operator runs in its place
-// (it never clears a condition type it does not write). A new process of this operator writes them
-// again with its controllers' first syncs.
-func handBack(c *clients) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	removed, err := handback.RemoveConditions(ctx, c.clusterCSIDrivers, names.CSIDriverName, conditionOwners)
-	switch {
-	case apierrors.IsNotFound(err):
-	case err != nil:
-		klog.Errorf("Removing this operator's conditions from ClusterCSIDriver %s on the way out: %v", names.CSIDriverName, err)
-	default:
-		klog.Infof("Removed %d conditions of this operator from ClusterCSIDriver %s on the way out", removed, names.CSIDriverName)
-	}
+	manila.ControllerName, secretsync.ControllerName, configcheck.ControllerName, storageclasses.ControllerName,
+	runtimeconfig.ControllerName, workloadselector.ControllerName, staticResourcesController, controllerServiceController,
+	nodeServiceController, nfsNodeServiceController, controlPlaneStaticResourcesController, volumeSnapshotClassController,
+	serviceMonitorController, predecessorLeaseOwner, "ManagementState", "ConfigObservation",
 }

@@ -6,6 +6,7 @@ package predecessor
 import (
 	"slices"
 	"strings"
+	"unicode"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 )
@@ -52,14 +53,17 @@ func ByLease(name string) (Generation, bool) {
 	return All[i], true
 }
 
-// conditionSuffixes end the type of every condition of a library-go style controller: <owner><suffix>.
+// conditionSuffixes end the type of every condition of a library-go style controller.
 var conditionSuffixes = []string{"Available", "Progressing", "Degraded", "Upgradeable", "Disabled"}
 
-// OwnedBy is whether a condition type is <owner><suffix> for one of owners.
+// OwnedBy is whether a condition type is <owner><Kind> for one of owners, Kind a capitalised word
+// (Degraded, or one of this operator's own such as StorageClassControllerNotAdopted). A Kind never
+// starts with "Controller": that is another owner's name, as the 4.17 predecessor's SecretSync is
+// the start of SecretSyncController.
 func OwnedBy(conditionType string, owners []string) bool {
 	return slices.ContainsFunc(owners, func(owner string) bool {
-		rest, ok := strings.CutPrefix(conditionType, owner)
-		return ok && slices.Contains(conditionSuffixes, rest)
+		kind, ok := strings.CutPrefix(conditionType, owner)
+		return ok && kind != "" && unicode.IsUpper(rune(kind[0])) && !strings.HasPrefix(kind, "Controller")
 	})
 }
 

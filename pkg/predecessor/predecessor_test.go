@@ -25,7 +25,9 @@ func TestOwnedBy(t *testing.T) {
 		{"SecretSyncDegraded", false}, // the 4.17 predecessor's, not SecretSyncController's
 		{"SecretSyncControllerDegraded", true},
 		{"ManilaControllerDisabled", true},
-		{"ManilaControllerFoo", false},
+		{"ManilaControllerfoo", false},
+		{"StorageClassControllerNotAdopted", false}, // not an owner listed here
+		{"SecretSyncControllerNotAdopted", true},
 		{"ManagementStateDegraded", true},
 		{"OpenStackManilaDriverControllerServiceControllerAvailable", false},
 	} {

@@ -4,15 +4,20 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
+	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
@@ -161,5 +166,52 @@ func (w *World) SeedPredecessor(t testing.TB, p Predecessor) {
 		t.Cleanup(func() {
 			_ = w.Kube.RbacV1().ClusterRoleBindings().Delete(context.Background(), name, metav1.DeleteOptions{})
 		})
+	}
+}
+
+// PredecessorLease is the lease the predecessor's leader holds in the operator namespace.
+func PredecessorLease(p Predecessor) string {
+	if p == Predecessor417 {
+		return "csi-driver-manila-operator-lock"
+	}
+	return "openstack-manila-csi-driver-operator-lock"
+}
+
+// PredecessorTakesItsLease writes the predecessor's lease as its leader does when it acquires it
+// (holder identity, acquired and renewed now, library-go's 137 s), as a rollback to its image would.
+// The lease is deleted when the test ends.
+func (w *World) PredecessorTakesItsLease(t testing.TB, p Predecessor, identity string) {
+	t.Helper()
+	ctx := context.Background()
+	leases := w.Kube.CoordinationV1().Leases(names.OperatorNamespace)
+	now := metav1.NewMicroTime(time.Now())
+	l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: PredecessorLease(p), Namespace: names.OperatorNamespace},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(identity), LeaseDurationSeconds: ptr.To[int32](137),
+			AcquireTime: &now, RenewTime: &now}}
+	if _, err := leases.Create(ctx, l, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("taking lease %s: %v", l.Name, err)
+	}
+	t.Cleanup(func() { _ = leases.Delete(context.Background(), l.Name, metav1.DeleteOptions{}) })
+}
+
+// SetDriverConditions sets conditions on the ClusterCSIDriver's status as another writer (a
+// predecessor) does, replacing those of the same types.
+func (w *World) SetDriverConditions(t testing.TB, conditions ...operatorv1.OperatorCondition) {
+	t.Helper()
+	drivers := w.Operator.OperatorV1().ClusterCSIDrivers()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		d, err := drivers.Get(context.Background(), names.CSIDriverName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		for _, c := range conditions {
+			c.LastTransitionTime = metav1.Now()
+			v1helpers.SetOperatorCondition(&d.Status.Conditions, c)
+		}
+		_, err = drivers.UpdateStatus(context.Background(), d, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("setting conditions on ClusterCSIDriver %s: %v", names.CSIDriverName, err)
 	}
 }

@@ -1,0 +1,63 @@
+// Package staleconditions removes the conditions OpenShift's own Manila operator left on the
+// ClusterCSIDriver once this operator leads in its place.
+package staleconditions
+
+import (
+	"context"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/managementstate"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/predecessor"
+)
+
+// ControllerName names the controller (it writes no condition of its own).
+const ControllerName = "StaleConditionsController"
+
+// Controller removes a predecessor's conditions after a takeover: a predecessor never comes back to
+// clear them, and cluster-storage-operator reads a left `...Degraded=True` as a degraded cluster
+// (and any `...Disabled` as a disabled driver) for good.
+//
+// Watches: the ClusterCSIDriver. Writes: its status, removing the condition types that only a
+// predecessor writes (predecessor.StaleAfterTakeover), with an event listing them. Policy: it runs
+// only while this operator leads (it is started after the lease gate), and while Managed; a
+// predecessor's `...Available` goes only once one of ours is there, so that the driver never reads
+// as unavailable in between; conditions of anyone else are never touched.
+type Controller struct {
+	client v1helpers.OperatorClient
+	ours   []string
+}
+
+// NewController returns the controller; ours are the owners of this operator's condition types.
+func NewController(client v1helpers.OperatorClient, ours []string, recorder events.Recorder) factory.Controller {
+	c := &Controller{client: client, ours: ours}
+	return factory.New().WithSync(c.sync).WithInformers(client.Informer()).
+		ToController(ControllerName, recorder.WithComponentSuffix("stale-conditions"))
+}
+
+func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
+	if managed, err := managementstate.Managed(c.client); err != nil || !managed {
+		return err
+	}
+	_, status, _, err := c.client.GetOperatorState()
+	if err != nil {
+		return err
+	}
+	stale := predecessor.StaleAfterTakeover(status.Conditions, c.ours)
+	if len(stale) == 0 {
+		return nil
+	}
+	if _, _, err := v1helpers.UpdateStatus(ctx, c.client, func(s *operatorv1.OperatorStatus) error {
+		for _, t := range stale {
+			v1helpers.RemoveOperatorCondition(&s.Conditions, t)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	syncCtx.Recorder().Eventf("PredecessorConditionsRemoved", "Removed conditions %v that OpenShift's previous Manila operator left on the ClusterCSIDriver", stale)
+	return nil
+}

@@ -1,0 +1,151 @@
+package operator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/klog/v2"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/leasegate"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/predecessor"
+)
+
+// PredecessorLeaseDegraded is True while a predecessor's leader has kept its lease for longer than
+// Options.PredecessorGrace, so that this operator manages nothing.
+const (
+	predecessorLeaseOwner    = "PredecessorLease"
+	PredecessorLeaseDegraded = predecessorLeaseOwner + "Degraded"
+	ReasonPredecessorHoldsIt = "PredecessorHoldsLease"
+	// handBackPoll is how often a stepped-aside operator looks for the predecessor's Available.
+	handBackPoll = 2 * time.Second
+)
+
+// errPredecessorLetGo ends the process after a predecessor led and stopped: a new process takes over
+// from the start (informers and controllers cannot be started twice in one process).
+var errPredecessorLetGo = errors.New("a predecessor that led in this operator's place let go of its lease")
+
+// awaitPredecessors returns once no predecessor leads (nil), or ctx's error. A predecessor that keeps
+// its lease longer than PredecessorGrace is reported as PredecessorLeaseDegraded=True naming the
+// lease and its holder, cleared as soon as it lets go.
+func (o *Options) awaitPredecessors(ctx context.Context, c *clients, gate *leasegate.Gate) error {
+	reported := false
+	err := gate.WaitFree(ctx, o.PredecessorGrace, func(h leasegate.Holder) {
+		reported = true
+		msg := h.Describe(gate.Namespace()) + ": this operator manages nothing until that leader stops."
+		klog.Warning(msg)
+		err := setCondition(ctx, c, operatorv1.OperatorCondition{Type: PredecessorLeaseDegraded, Status: operatorv1.ConditionTrue,
+			Reason: ReasonPredecessorHoldsIt, Message: msg})
+		if err != nil {
+			klog.Errorf("Reporting the predecessor's lease on ClusterCSIDriver %s: %v", names.CSIDriverName, err)
+		}
+	})
+	if err != nil || !reported {
+		return err
+	}
+	return removeConditions(ctx, c, []string{PredecessorLeaseDegraded})
+}
+
+// yieldToPredecessors blocks while this operator leads. When a predecessor takes its own lease (a
+// rollback of cluster-storage-operator's Deployment to its image, or an admin running it), it stops
+// this operator's controllers at once (stop), removes this operator's conditions that the
+// predecessor does not write once the predecessor is Available (predecessor.StaleAfterHandBack),
+// and returns errPredecessorLetGo if the predecessor lets go again; nil when ctx ends.
+func (o *Options) yieldToPredecessors(ctx context.Context, c *clients, gate *leasegate.Gate, stop func()) error {
+	h, err := gate.WaitTaken(ctx)
+	if err != nil {
+		return nil
+	}
+	stop()
+	klog.Warningf("%s: this operator's controllers stopped; it hands the ClusterCSIDriver back", h.Describe(gate.Namespace()))
+	handBackCtx, handedBack := context.WithCancel(ctx)
+	go func() {
+		defer handedBack()
+		_ = wait.PollUntilContextCancel(handBackCtx, handBackPoll, true, func(ctx context.Context) (bool, error) {
+			return handBack(ctx, c, h.Generation), nil
+		})
+	}()
+	if err := gate.WaitFree(ctx, 0, func(leasegate.Holder) {}); err != nil {
+		handedBack()
+		return nil
+	}
+	handedBack()
+	return errPredecessorLetGo
+}
+
+// handBack removes this operator's conditions that generation g does not write, once g is
+// Available; true when that is done.
+func handBack(ctx context.Context, c *clients, g predecessor.Generation) bool {
+	driver, err := c.clusterCSIDrivers.Get(ctx, names.CSIDriverName, metav1.GetOptions{})
+	if err != nil {
+		return apierrors.IsNotFound(err)
+	}
+	stale := predecessor.StaleAfterHandBack(driver.Status.Conditions, conditionOwners, g)
+	if len(stale) == 0 {
+		return slices.ContainsFunc(driver.Status.Conditions, func(cond operatorv1.OperatorCondition) bool {
+			return g.Writes(cond.Type) && strings.HasSuffix(cond.Type, "Available")
+		})
+	}
+	if err := removeConditions(ctx, c, stale); err != nil {
+		klog.Errorf("Handing ClusterCSIDriver %s back to %s: %v", names.CSIDriverName, g.Name, err)
+		return false
+	}
+	klog.Infof("Handed ClusterCSIDriver %s back to %s: removed this operator's conditions %v", names.CSIDriverName, g.Name, stale)
+	return true
+}
+
+// setCondition sets one condition directly (the informers may not run yet), retrying on conflicts.
+func setCondition(ctx context.Context, c *clients, cond operatorv1.OperatorCondition) error {
+	return updateConditions(ctx, c, func(conds *[]operatorv1.OperatorCondition) bool {
+		i := slices.IndexFunc(*conds, func(x operatorv1.OperatorCondition) bool { return x.Type == cond.Type })
+		if i >= 0 && (*conds)[i].Status == cond.Status && (*conds)[i].Reason == cond.Reason && (*conds)[i].Message == cond.Message {
+			return false
+		}
+		cond.LastTransitionTime = metav1.NewTime(c.clock.Now())
+		if i >= 0 {
+			if (*conds)[i].Status == cond.Status {
+				cond.LastTransitionTime = (*conds)[i].LastTransitionTime
+			}
+			(*conds)[i] = cond
+		} else {
+			*conds = append(*conds, cond)
+		}
+		return true
+	})
+}
+
+// removeConditions removes the condition types directly, retrying on conflicts.
+func removeConditions(ctx context.Context, c *clients, types []string) error {
+	return updateConditions(ctx, c, func(conds *[]operatorv1.OperatorCondition) bool {
+		n := len(*conds)
+		*conds = slices.DeleteFunc(*conds, func(x operatorv1.OperatorCondition) bool { return slices.Contains(types, x.Type) })
+		return len(*conds) != n
+	})
+}
+
+func updateConditions(ctx context.Context, c *clients, change func(*[]operatorv1.OperatorCondition) bool) error {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		driver, err := c.clusterCSIDrivers.Get(ctx, names.CSIDriverName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if !change(&driver.Status.Conditions) {
+			return nil
+		}
+		_, err = c.clusterCSIDrivers.UpdateStatus(ctx, driver, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("ClusterCSIDriver %s status: %w", names.CSIDriverName, err)
+	}
+	return nil
+}
