@@ -413,16 +413,16 @@ func (w *World) prepareCSO(ctx context.Context, version string) error {
 
 // snapshotKind is one kind of object the world is put back for: everything CSO (and what it starts)
 // creates or changes, in the order in which it is put back (contents before namespaces, custom
-// resources' CRDs after them).
+// resources' CRDs after them). Events are not among them: they are a record, kept as a cluster keeps
+// them until they expire (and the test binary's closing sentinel check reads them).
 type snapshotKind struct {
 	gvr        schema.GroupVersionResource
 	namespaced bool
-	// deleteOnly: objects created since are deleted, changed ones left as they are (events, leases).
+	// deleteOnly: objects created since are deleted, changed ones left as they are (leases).
 	deleteOnly bool
 }
 
 var snapshotKinds = []snapshotKind{
-	{gvr: schema.GroupVersionResource{Version: "v1", Resource: "events"}, namespaced: true, deleteOnly: true},
 	{gvr: schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}, namespaced: true, deleteOnly: true},
 	{gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, namespaced: true},
 	{gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}, namespaced: true},
