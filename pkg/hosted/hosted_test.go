@@ -40,7 +40,7 @@ func TestPlacement(t *testing.T) {
 		want       []Cluster
 	}{
 		{"Deployment", "openstack-manila-csi-controllerplugin", []Cluster{Management}},
-		{"PodDisruptionBudget", "manila-csi-driver-controller-pdb", []Cluster{Management}},
+		{"PodDisruptionBudget", "openstack-manila-csi-controllerplugin-pdb", []Cluster{Management}},
 		{"Service", "manila-csi-driver-controller-metrics", []Cluster{Management}},
 		{"ServiceAccount", "manila-csi-driver-controller-sa", []Cluster{Management, Guest}},
 		{"ConfigMap", "manila-csi-driver-trusted-ca-bundle", []Cluster{Management, Guest}},

@@ -62,7 +62,7 @@ var (
 	})
 	configValid = k8smetrics.NewGauge(&k8smetrics.GaugeOpts{
 		Namespace: Namespace, Name: "config_valid",
-		Help:           "1 when ConfigMap manila-csi-driver-operator-config is valid (or absent), 0 while it is invalid and the last valid configuration is in force.",
+		Help:           "1 when ConfigMap manila-csi-driver-operator-settings is valid (or absent), 0 while it is invalid and the last valid configuration is in force.",
 		StabilityLevel: k8smetrics.ALPHA,
 	})
 )

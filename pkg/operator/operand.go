@@ -42,6 +42,9 @@ const (
 	controlPlaneStaticResourcesController = "ManilaDriverControlPlaneStaticResourcesController"
 	volumeSnapshotClassController         = "VolumeSnapshotClassController"
 	serviceMonitorController              = "ServiceMonitorController"
+	// retiredResourcesController deletes what earlier releases of this operator applied under names
+	// it no longer uses (retiredAsset).
+	retiredResourcesController = "ManilaDriverRetiredResourcesController"
 )
 
 // operandControllers install and keep the Manila and NFS CSI drivers: library-go's CSI controller set
@@ -115,8 +118,10 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 			WithCSIDriverControllerService(controllerServiceController, render, assets.ControllerDeployment, c.mgmtKube,
 				mgmt, c.configInformer, w.ControllerInformers, w.Controller...)
 	} else {
-		// library-go ignores the ServiceMonitor's NotFound while monitoring's CRD is absent.
-		set = set.WithServiceMonitorController(serviceMonitorController, c.dynamic, render, assets.ServiceMonitor).
+		set = set.WithConditionalStaticResourcesController(retiredResourcesController, c.kube, c.dynamic, static, retiredAsset,
+			[]string{retiredPDB}, never, func() bool { return true }).
+			// library-go ignores the ServiceMonitor's NotFound while monitoring's CRD is absent.
+			WithServiceMonitorController(serviceMonitorController, c.dynamic, render, assets.ServiceMonitor).
 			WithCSIDriverControllerService(controllerServiceController, render, assets.ControllerDeployment, c.kube,
 				operandInformers, c.configInformer, w.ControllerInformers, w.Controller...)
 	}
@@ -219,4 +224,21 @@ func tlsObserved(spec *opv1.OperatorSpec) bool {
 	}
 	_, found, err := unstructured.NestedString(config, csiconfigobservercontroller.MinTLSVersionPath()...)
 	return err == nil && found
+}
+
+// retiredPDB is the controller's PDB as this operator named it before it took the predecessors' name
+// (assets/pdb.yaml): left in place, two PDBs would select the controller's pods, and the eviction API
+// refuses to evict a pod that more than one selects, so every node drain would block on them.
+const retiredPDB = "retired/manila-csi-driver-controller-pdb"
+
+// retiredAsset renders what retiredResourcesController deletes: enough of each object to name it.
+func retiredAsset(name string) ([]byte, error) {
+	if name != retiredPDB {
+		return nil, fmt.Errorf("no retired asset %s", name)
+	}
+	return []byte(`apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: manila-csi-driver-controller-pdb
+  namespace: ` + names.OperandNamespace + "\n"), nil
 }

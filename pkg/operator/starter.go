@@ -11,6 +11,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/csi/csicontrollerset"
 	"github.com/openshift/library-go/pkg/operator/csi/csistorageclasscontroller"
 	corev1informers "k8s.io/client-go/informers/core/v1"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -117,11 +118,16 @@ func (o *Options) lead(ctx context.Context, cc *controllercmd.ControllerContext,
 	store := state.NewStore(layout.StateNamespace, stateConfigMaps.Lister(), c.mgmtKube.CoreV1())
 	configSource := operatorconfig.NewSource(operatorConfigMaps, validateMounts).
 		WithPersisted(func() (string, bool) { return store.Get(state.OperatorConfigKey) })
+	var migrate corev1client.ConfigMapsGetter
+	if !layout.Hosted { // hosted came after the rename: the guest has no legacy configuration
+		configSource = configSource.WithLegacy(operatorConfigMaps)
+		migrate = c.kube.CoreV1()
+	}
 	caCopies := []corev1listers.ConfigMapNamespaceLister{operandNS.ConfigMaps().Lister().ConfigMaps(names.OperandNamespace)}
 	// Of busy namespaces, the events of the ConfigMaps the mounts read only: the operator config (and
 	// the state ConfigMap that keeps its last valid version), and the OpenStack CA's source.
 	mountInformers := []factory.Informer{
-		hooks.Events(operatorNS.ConfigMaps().Informer(), hooks.Named(operatorconfig.ConfigMapName, state.ConfigMapName)),
+		hooks.Events(operatorNS.ConfigMaps().Informer(), hooks.Named(operatorconfig.ConfigMapName, operatorconfig.LegacyConfigMapName, state.ConfigMapName)),
 		hooks.Events(cloudConfigs.Informer(), hooks.Named(layout.CloudConfigName)),
 	}
 	var stateInformer corev1informers.ConfigMapInformer
@@ -187,7 +193,7 @@ func (o *Options) lead(ctx context.Context, cc *controllercmd.ControllerContext,
 	})
 	configController := configcheck.NewController(configcheck.Deps{
 		Source: configSource, State: store, OperatorClient: c.operatorClient,
-		ConfigMaps: operatorNS.ConfigMaps(), StateConfigMaps: stateInformer, Recorder: recorder,
+		ConfigMaps: operatorNS.ConfigMaps(), StateConfigMaps: stateInformer, Client: migrate, Recorder: recorder,
 	})
 	runtimeConfigController := runtimeconfig.NewController(runtimeconfig.Deps{
 		Config: configSource, OperatorClient: c.operatorClient,
@@ -239,5 +245,5 @@ var conditionOwners = []string{
 	manila.ControllerName, secretsync.ControllerName, configcheck.ControllerName, storageclasses.ControllerName,
 	runtimeconfig.ControllerName, workloadselector.ControllerName, staticResourcesController, controllerServiceController,
 	nodeServiceController, nfsNodeServiceController, controlPlaneStaticResourcesController, volumeSnapshotClassController,
-	serviceMonitorController, predecessorLeaseOwner, "ManagementState", "ConfigObservation",
+	serviceMonitorController, retiredResourcesController, predecessorLeaseOwner, "ManagementState", "ConfigObservation",
 }

@@ -1,5 +1,5 @@
 // Package operatorconfig reads the operator's own configuration: ConfigMap
-// openshift-cluster-csi-drivers/manila-csi-driver-operator-config, key config.yaml.
+// openshift-cluster-csi-drivers/manila-csi-driver-operator-settings, key config.yaml.
 package operatorconfig
 
 import (
@@ -26,8 +26,12 @@ import (
 
 const (
 	// ConfigMapName and Key locate the configuration in the operator namespace.
-	ConfigMapName = "manila-csi-driver-operator-config"
+	ConfigMapName = "manila-csi-driver-operator-settings"
 	Key           = "config.yaml"
+	// LegacyConfigMapName is where the configuration was kept until cluster-storage-operator took the
+	// name for its GenericOperatorConfig (the operator's TLS settings, rewritten on every reconcile).
+	// It is read only while ConfigMapName does not exist, and never when it holds CSO's content.
+	LegacyConfigMapName = "manila-csi-driver-operator-config"
 	// MinPollInterval bounds how often Manila may be asked.
 	MinPollInterval = 5 * time.Second
 )

@@ -11,14 +11,17 @@ import (
 // ConfigMap from the informer's cache only when its resourceVersion changed.
 type Source struct {
 	lister     corev1listers.ConfigMapNamespaceLister
+	legacy     corev1listers.ConfigMapNamespaceLister
 	validators []func(*Config) error
 	persisted  func() (string, bool)
 
-	mu       sync.Mutex
-	version  string
-	valid    *Config
-	validRaw string
-	err      error
+	mu      sync.Mutex
+	version string
+	// fromLegacy is whether what was last read came from LegacyConfigMapName.
+	fromLegacy bool
+	valid      *Config
+	validRaw   string
+	err        error
 }
 
 // NewSource reads the ConfigMap through a lister scoped to the operator namespace. Validators check
@@ -34,6 +37,22 @@ func NewSource(lister corev1listers.ConfigMapNamespaceLister, validators ...func
 func (s *Source) WithPersisted(persisted func() (string, bool)) *Source {
 	s.persisted = persisted
 	return s
+}
+
+// WithLegacy reads LegacyConfigMapName through lister while ConfigMapName does not exist, unless it
+// holds cluster-storage-operator's GenericOperatorConfig (then it is as if absent).
+func (s *Source) WithLegacy(lister corev1listers.ConfigMapNamespaceLister) *Source {
+	s.legacy = lister
+	return s
+}
+
+// Legacy returns the config.yaml text of LegacyConfigMapName when that is the configuration in force
+// and valid: it is to be copied to ConfigMapName, after which the legacy name is no longer read.
+func (s *Source) Legacy() (raw string, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refresh()
+	return s.validRaw, s.fromLegacy && s.err == nil && s.valid != nil
 }
 
 // Current returns the configuration in force and the problem with the ConfigMap as it is now, if
@@ -58,14 +77,23 @@ func (s *Source) LastValid() (raw string, ok bool) {
 func (s *Source) refresh() {
 	cm, err := s.lister.Get(ConfigMapName)
 	version := "absent"
+	fromLegacy := false
+	if apierrors.IsNotFound(err) && s.legacy != nil {
+		if old, lerr := s.legacy.Get(LegacyConfigMapName); lerr == nil && !IsGenericOperatorConfig(old.Data[Key]) {
+			cm, err, fromLegacy = old, nil, true
+		}
+	}
 	switch {
 	case apierrors.IsNotFound(err):
 	case err != nil:
 		s.err = err
 		return
+	case fromLegacy:
+		version = "legacy/" + cm.ResourceVersion
 	default:
 		version = cm.ResourceVersion
 	}
+	s.fromLegacy = fromLegacy
 	if version == s.version {
 		if s.valid == nil {
 			s.fallBack()

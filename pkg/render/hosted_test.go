@@ -55,7 +55,7 @@ func TestHostedSplit(t *testing.T) {
 		"ServiceAccount clusters-x/manila-csi-driver-controller-sa",
 		"Service clusters-x/manila-csi-driver-controller-metrics",
 		"ConfigMap clusters-x/manila-csi-driver-trusted-ca-bundle",
-		"PodDisruptionBudget clusters-x/manila-csi-driver-controller-pdb",
+		"PodDisruptionBudget clusters-x/openstack-manila-csi-controllerplugin-pdb",
 		"ConfigMap clusters-x/" + names.CloudCAConfigMap,
 		"Deployment clusters-x/openstack-manila-csi-controllerplugin",
 	}
@@ -71,7 +71,7 @@ func TestHostedSplit(t *testing.T) {
 			"RoleBinding openshift-manila-csi-driver/manila-csi-prometheus",
 			"Deployment openshift-manila-csi-driver/openstack-manila-csi-controllerplugin",
 			"Service openshift-manila-csi-driver/manila-csi-driver-controller-metrics",
-			"PodDisruptionBudget openshift-manila-csi-driver/manila-csi-driver-controller-pdb":
+			"PodDisruptionBudget openshift-manila-csi-driver/openstack-manila-csi-controllerplugin-pdb":
 			if inGuest {
 				t.Errorf("%s is applied to the guest", k)
 			}

@@ -109,7 +109,7 @@ func TestHostedSplit(t *testing.T) {
 		if _, err := hw.Kube.CoreV1().Services(hcp).Get(ctx, "manila-csi-driver-controller-metrics", metav1.GetOptions{}); err != nil {
 			return err
 		}
-		if _, err := hw.Kube.PolicyV1().PodDisruptionBudgets(hcp).Get(ctx, "manila-csi-driver-controller-pdb", metav1.GetOptions{}); err != nil {
+		if _, err := hw.Kube.PolicyV1().PodDisruptionBudgets(hcp).Get(ctx, "openstack-manila-csi-controllerplugin-pdb", metav1.GetOptions{}); err != nil {
 			return err
 		}
 		cm, err := hw.Kube.CoreV1().ConfigMaps(hcp).Get(ctx, state.ConfigMapName, metav1.GetOptions{})
@@ -168,7 +168,7 @@ func TestHostedSplit(t *testing.T) {
 	}
 	_, err := hw.Guest.Kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, framework.ControllerDeployment, metav1.GetOptions{})
 	absent("guest controller Deployment", err)
-	_, err = hw.Guest.Kube.PolicyV1().PodDisruptionBudgets(names.OperandNamespace).Get(ctx, "manila-csi-driver-controller-pdb", metav1.GetOptions{})
+	_, err = hw.Guest.Kube.PolicyV1().PodDisruptionBudgets(names.OperandNamespace).Get(ctx, "openstack-manila-csi-controllerplugin-pdb", metav1.GetOptions{})
 	absent("guest PDB", err)
 	_, err = hw.Guest.Kube.CoreV1().Services(names.OperandNamespace).Get(ctx, "manila-csi-driver-controller-metrics", metav1.GetOptions{})
 	absent("guest metrics Service", err)

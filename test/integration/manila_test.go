@@ -101,7 +101,7 @@ func TestManilaPresentInstallsOperand(t *testing.T) {
 		if cm.Labels["config.openshift.io/inject-trusted-cabundle"] != "true" {
 			return fmt.Errorf("trusted CA ConfigMap labels %v", cm.Labels)
 		}
-		_, err = world.Kube.PolicyV1().PodDisruptionBudgets(names.OperandNamespace).Get(ctx, "manila-csi-driver-controller-pdb", metav1.GetOptions{})
+		_, err = world.Kube.PolicyV1().PodDisruptionBudgets(names.OperandNamespace).Get(ctx, "openstack-manila-csi-controllerplugin-pdb", metav1.GetOptions{})
 		return err
 	})
 	for _, sa := range []string{"manila-csi-driver-controller-sa", "manila-csi-driver-node-sa"} {

@@ -148,7 +148,7 @@ func NewController(d Deps) factory.Controller {
 		WithInformers(d.OperatorClient.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(platform.InfrastructureName), d.Infrastructures.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(names.CloudCredentialsSecret), d.Secrets.Informer()).
-		WithFilteredEventsInformers(factory.NamesFilter(operatorconfig.ConfigMapName), d.OperatorConfigMaps.Informer()).
+		WithFilteredEventsInformers(factory.NamesFilter(operatorconfig.ConfigMapName, operatorconfig.LegacyConfigMapName), d.OperatorConfigMaps.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(layout.CloudConfigName), d.CloudConfigMaps.Informer()).
 		ToController(ControllerName, c.recorder)
 }

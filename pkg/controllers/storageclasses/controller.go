@@ -139,7 +139,7 @@ func NewController(d Deps) factory.Controller {
 		WithSyncContext(syncCtx).
 		WithSync(c.sync).
 		WithFilteredEventsInformers(ours, d.StorageClasses.Informer()).
-		WithFilteredEventsInformers(factory.NamesFilter(operatorconfig.ConfigMapName), d.ConfigMaps.Informer()).
+		WithFilteredEventsInformers(factory.NamesFilter(operatorconfig.ConfigMapName, operatorconfig.LegacyConfigMapName), d.ConfigMaps.Informer()).
 		WithInformers(d.ClusterCSIDriverInformer, d.InstallConfig.Informer(),
 			&addressEvents{informer: d.Nodes.Informer(), wanted: c.usesMachineNetwork}).
 		ToController(ControllerName, recorder)
