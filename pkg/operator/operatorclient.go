@@ -17,9 +17,10 @@ import (
 )
 
 // newOperatorClient returns library-go's generic client for the ClusterCSIDriver named
-// manila.csi.openstack.org, and the dynamic informer factory that feeds it.
+// manila.csi.openstack.org (spec writes conflicting with spec changes only: specWrites), and the
+// dynamic informer factory that feeds it.
 func newOperatorClient(clk clock.PassiveClock, config *rest.Config) (v1helpers.OperatorClientWithFinalizers, dynamicinformer.DynamicSharedInformerFactory, error) {
-	return genericoperatorclient.NewClusterScopedOperatorClientWithConfigName(
+	client, informers, err := genericoperatorclient.NewClusterScopedOperatorClientWithConfigName(
 		clk,
 		config,
 		operatorv1.GroupVersion.WithResource("clustercsidrivers"),
@@ -28,6 +29,10 @@ func newOperatorClient(clk clock.PassiveClock, config *rest.Config) (v1helpers.O
 		extractOperatorSpec,
 		extractOperatorStatus,
 	)
+	if err != nil {
+		return nil, nil, err
+	}
+	return withSpecWrites(client), informers, nil
 }
 
 func toClusterCSIDriver(obj *unstructured.Unstructured) (*operatorv1.ClusterCSIDriver, error) {
