@@ -9,10 +9,13 @@ import (
 	"sort"
 	"strings"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 )
 
 // podRoot stands in, on this machine, for the filesystem and identity a kubelet gives a Pod of a
@@ -30,6 +33,12 @@ type podRoot struct {
 	// hostRoot+path, so pods of several DaemonSets on one node share it (e.g. a plugin socket), as on
 	// a node. Unset, a hostPath volume is private to the pod like any other.
 	hostRoot string
+	// The Pod's own metadata, when a real Pod stands behind this root (the PodRunner): a projected
+	// serviceAccountToken is then bound to the Pod by its UID, as the kubelet binds it, and downward
+	// API files can name its labels and annotations. Unset, a token is bound to nothing.
+	podUID      types.UID
+	labels      map[string]string
+	annotations map[string]string
 }
 
 // volumeDir is where the volume's content lives on this machine.
@@ -79,12 +88,152 @@ func (r *podRoot) materialize(ctx context.Context, kube kubernetes.Interface) er
 				data[k] = b
 			}
 			items = v.ConfigMap.Items
+		case v.Projected != nil:
+			if err := r.projected(ctx, kube, dir, v.Projected); err != nil {
+				return fmt.Errorf("volume %s: %w", v.Name, err)
+			}
+			continue
+		case v.DownwardAPI != nil:
+			if err := r.downwardAPI(dir, v.DownwardAPI.Items); err != nil {
+				return fmt.Errorf("volume %s: %w", v.Name, err)
+			}
+			continue
 		}
 		if err := writeKeys(dir, data, items); err != nil {
 			return fmt.Errorf("volume %s: %w", v.Name, err)
 		}
 	}
 	return nil
+}
+
+// projected writes each source of a projected volume into dir, as the kubelet does: Secret and
+// ConfigMap keys (a missing optional source is skipped, a missing required one is an error, so the
+// caller waits), a ServiceAccount token from the TokenRequest API for the pod's ServiceAccount with the
+// source's audience and expiry, and downward API files.
+func (r *podRoot) projected(ctx context.Context, kube kubernetes.Interface, dir string, p *corev1.ProjectedVolumeSource) error {
+	for _, src := range p.Sources {
+		switch {
+		case src.Secret != nil:
+			s, err := kube.CoreV1().Secrets(r.namespace).Get(ctx, src.Secret.Name, metav1.GetOptions{})
+			if err != nil {
+				if apierrors.IsNotFound(err) && src.Secret.Optional != nil && *src.Secret.Optional {
+					continue
+				}
+				return fmt.Errorf("secret %s: %w", src.Secret.Name, err)
+			}
+			if err := writeKeys(dir, s.Data, src.Secret.Items); err != nil {
+				return err
+			}
+		case src.ConfigMap != nil:
+			cm, err := kube.CoreV1().ConfigMaps(r.namespace).Get(ctx, src.ConfigMap.Name, metav1.GetOptions{})
+			if err != nil {
+				if apierrors.IsNotFound(err) && src.ConfigMap.Optional != nil && *src.ConfigMap.Optional {
+					continue
+				}
+				return fmt.Errorf("configmap %s: %w", src.ConfigMap.Name, err)
+			}
+			data := map[string][]byte{}
+			for k, s := range cm.Data {
+				data[k] = []byte(s)
+			}
+			for k, b := range cm.BinaryData {
+				data[k] = b
+			}
+			if err := writeKeys(dir, data, src.ConfigMap.Items); err != nil {
+				return err
+			}
+		case src.ServiceAccountToken != nil:
+			token, err := r.serviceAccountToken(ctx, kube, src.ServiceAccountToken)
+			if err != nil {
+				return err
+			}
+			if err := writeKeys(dir, map[string][]byte{"token": []byte(token)},
+				[]corev1.KeyToPath{{Key: "token", Path: src.ServiceAccountToken.Path}}); err != nil {
+				return err
+			}
+		case src.DownwardAPI != nil:
+			if err := r.downwardAPI(dir, src.DownwardAPI.Items); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// serviceAccountToken asks the TokenRequest API for a token of the pod's ServiceAccount ("default"
+// when the spec names none), bound to the pod when its UID is known, as the kubelet asks for it.
+func (r *podRoot) serviceAccountToken(ctx context.Context, kube kubernetes.Interface, src *corev1.ServiceAccountTokenProjection) (string, error) {
+	sa := r.spec.ServiceAccountName
+	if sa == "" {
+		sa = "default"
+	}
+	req := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: src.ExpirationSeconds}}
+	if src.ExpirationSeconds == nil {
+		req.Spec.ExpirationSeconds = ptr.To[int64](3600)
+	}
+	if src.Audience != "" {
+		req.Spec.Audiences = []string{src.Audience}
+	}
+	if r.podUID != "" {
+		req.Spec.BoundObjectRef = &authenticationv1.BoundObjectReference{Kind: "Pod", APIVersion: "v1", Name: r.podName, UID: r.podUID}
+	}
+	tr, err := kube.CoreV1().ServiceAccounts(r.namespace).CreateToken(ctx, sa, req, metav1.CreateOptions{})
+	if err != nil {
+		return "", fmt.Errorf("token for ServiceAccount %s: %w", sa, err)
+	}
+	return tr.Status.Token, nil
+}
+
+// downwardAPI writes the downward API files the kubelet writes: the pod's name, namespace, UID,
+// labels and annotations (one key="value" line each, sorted), and resource requests.
+func (r *podRoot) downwardAPI(dir string, items []corev1.DownwardAPIVolumeFile) error {
+	data := map[string][]byte{}
+	var keys []corev1.KeyToPath
+	for _, it := range items {
+		var v string
+		switch {
+		case it.FieldRef != nil:
+			switch it.FieldRef.FieldPath {
+			case "metadata.name":
+				v = r.podName
+			case "metadata.namespace":
+				v = r.namespace
+			case "metadata.uid":
+				v = string(r.podUID)
+			case "metadata.labels":
+				v = formatMap(r.labels)
+			case "metadata.annotations":
+				v = formatMap(r.annotations)
+			default:
+				return fmt.Errorf("downward API field %s is not known to the test world", it.FieldRef.FieldPath)
+			}
+		case it.ResourceFieldRef != nil:
+			var c corev1.Container
+			for _, cc := range r.spec.Containers {
+				if cc.Name == it.ResourceFieldRef.ContainerName {
+					c = cc
+				}
+			}
+			q := c.Resources.Requests[corev1.ResourceName(strings.TrimPrefix(it.ResourceFieldRef.Resource, "requests."))]
+			v = fmt.Sprint(q.Value())
+		}
+		data[it.Path] = []byte(v)
+		keys = append(keys, corev1.KeyToPath{Key: it.Path, Path: it.Path})
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	return writeKeys(dir, data, keys)
+}
+
+// formatMap is the downward API's format of labels and annotations.
+func formatMap(m map[string]string) string {
+	var lines []string
+	for k, v := range m {
+		lines = append(lines, fmt.Sprintf("%s=%q", k, v))
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
 }
 
 // writeKeys writes each key as a file, or only the listed items at their paths.
