@@ -28,6 +28,12 @@ const (
 	MetricsService             = "service.yaml"
 	TrustedCABundle            = "cabundle_cm.yaml"
 	ControllerPDB              = "pdb.yaml"
+	NetworkPolicyDefaultDeny   = "networkpolicy_default_deny.yaml"
+	NetworkPolicyAPIServer     = "networkpolicy_allow_egress_to_api_server.yaml"
+	NetworkPolicyDNS           = "networkpolicy_allow_to_dns.yaml"
+	NetworkPolicyAllEgress     = "networkpolicy_allow_all_egress.yaml"
+	NetworkPolicyMetrics       = "networkpolicy_allow_ingress_to_metrics.yaml"
+	NetworkPolicyProbes        = "networkpolicy_allow_ingress_to_probes.yaml"
 
 	CSIDriver            = "csidriver.yaml"
 	ControllerDeployment = "controller.yaml"
@@ -38,7 +44,7 @@ const (
 )
 
 // StaticResources lists the assets applied by the static-resources controller, in apply order:
-// namespace, service accounts, RBAC, Service, ConfigMap, PDB.
+// namespace, service accounts, RBAC, Service, ConfigMap, PDB, network policies.
 func StaticResources() []string {
 	return []string{
 		Namespace,
@@ -50,6 +56,8 @@ func StaticResources() []string {
 		MetricsService,
 		TrustedCABundle,
 		ControllerPDB,
+		NetworkPolicyDefaultDeny, NetworkPolicyAPIServer, NetworkPolicyDNS, NetworkPolicyAllEgress,
+		NetworkPolicyMetrics, NetworkPolicyProbes,
 	}
 }
 

@@ -68,6 +68,14 @@ var assetClusters = map[string][]Cluster{
 	// Each cluster's network operator fills its own; the controller mounts one, the node plugins the other.
 	assets.TrustedCABundle: {Management, Guest},
 	assets.ControllerPDB:   {Management},
+	// HyperShift owns the HCP namespace's network policies (a default-deny there would cut off the
+	// whole hosted control plane), and the guest's operand namespace runs only host-network pods.
+	assets.NetworkPolicyDefaultDeny: nil,
+	assets.NetworkPolicyAPIServer:   nil,
+	assets.NetworkPolicyDNS:         nil,
+	assets.NetworkPolicyAllEgress:   nil,
+	assets.NetworkPolicyMetrics:     nil,
+	assets.NetworkPolicyProbes:      nil,
 
 	assets.CSIDriver:            {Guest},
 	assets.ControllerDeployment: {Management},
