@@ -9,12 +9,10 @@ RUN make build VERSION="$VERSION" GIT_COMMIT="$GIT_COMMIT"
 
 FROM registry.access.redhat.com/ubi9/ubi-minimal:latest
 COPY --from=builder /src/_output/bin/manila-csi-driver-operator /usr/bin/manila-csi-driver-operator
-# A release payload component: `oc adm release new` reads /manifests (the CVO manifests and
-# image-references) from every image labelled io.openshift.release.operator=true.
-COPY manifests/*.yaml manifests/image-references /manifests/
+# No /manifests and no io.openshift.release.operator label: cluster-storage-operator runs this image in
+# its own Deployment (docs/deploying.md), and a payload copy of manifests/ would fight it over the name.
 USER 65532:65532
 ENTRYPOINT ["/usr/bin/manila-csi-driver-operator"]
 CMD ["start"]
-LABEL io.openshift.release.operator=true \
-      io.k8s.display-name="OpenStack Manila CSI driver operator" \
+LABEL io.k8s.display-name="OpenStack Manila CSI driver operator" \
       io.k8s.description="Installs and runs the OpenStack Manila CSI driver and the NFS CSI driver."

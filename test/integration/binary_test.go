@@ -72,10 +72,16 @@ func startBinary(t *testing.T, extraArgs []string, extraEnv ...string) *binaryRu
 // startBinaryOf is startBinary with another build of the operator.
 func startBinaryOf(t *testing.T, bin string, extraArgs []string, extraEnv ...string) *binaryRun {
 	t.Helper()
+	return startBinaryWith(t, bin, func(args []string) []string { return append(args, extraArgs...) }, extraEnv...)
+}
+
+// startBinaryWith is startBinaryOf with the manifest's args changed by editArgs.
+func startBinaryWith(t *testing.T, bin string, editArgs func([]string) []string, extraEnv ...string) *binaryRun {
+	t.Helper()
 	emptyDir := t.TempDir()
 	command := world.OperatorCommandFor(t, emptyDir)
 	port := command.Port
-	args := append(command.Args, extraArgs...)
+	args := editArgs(command.Args)
 	env := command.Env
 	env = append(env, extraEnv...)
 	logFile := filepath.Join(t.TempDir(), "operator.log")
