@@ -1,0 +1,53 @@
+package integration
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/operator"
+	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
+)
+
+// A predecessor's leader that holds its lease and never lets go: this operator manages nothing (no
+// OpenStack request, no class, no operand), says so with PredecessorLeaseDegraded naming the lease and
+// the holder once the grace is over, and takes over as soon as the lease is let go.
+func TestPredecessorThatNeverLetsGo(t *testing.T) {
+	ctx := context.Background()
+	world.ResetOperand(t)
+	world.ResetStorageClasses(t)
+	createShareType(t, framework.ShareTypeSpec{Name: "held_type"})
+	world.CreateClusterCSIDriver(t, operatorv1.Managed)
+	world.PredecessorTakesItsLease(t, framework.Predecessor418, "stuck-pod_0d1e")
+	opts, counter := framework.OperatorOptions()
+	opts.PredecessorGrace = 2 * time.Second
+	world.RunOperatorWith(t, opts, counter)
+
+	cond := world.WaitForCondition(t, operator.PredecessorLeaseDegraded, operatorv1.ConditionTrue)
+	lease := framework.PredecessorLease(framework.Predecessor418)
+	if !strings.Contains(cond.Message, lease) || !strings.Contains(cond.Message, "stuck-pod_0d1e") || cond.Reason != operator.ReasonPredecessorHoldsIt {
+		t.Errorf("condition %s: %s %q, want the lease %s and its holder named", cond.Type, cond.Reason, cond.Message, lease)
+	}
+	if n := len(counter.Log()); n > 0 {
+		t.Errorf("%d OpenStack requests while a predecessor leads: %v", n, counter.Log())
+	}
+	if _, err := world.Kube.StorageV1().StorageClasses().Get(ctx, "csi-manila-held-type", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("StorageClass csi-manila-held-type while a predecessor leads: %v", err)
+	}
+	if _, err := world.Kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, framework.ControllerDeployment, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the operand Deployment while a predecessor leads: %v", err)
+	}
+
+	if err := world.Kube.CoordinationV1().Leases(names.OperatorNamespace).Delete(ctx, lease, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	world.WaitForNoCondition(t, operator.PredecessorLeaseDegraded)
+	world.WaitForStorageClass(t, "csi-manila-held-type", func(*storagev1.StorageClass) error { return nil })
+}
