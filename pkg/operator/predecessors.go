@@ -28,6 +28,9 @@ const (
 	ReasonPredecessorHoldsIt = "PredecessorHoldsLease"
 	// handBackPoll is how often a stepped-aside operator looks for the predecessor's Available.
 	handBackPoll = 2 * time.Second
+	// handBackSettle is how long the hand-back is repeated: longer than any sync of a stopped
+	// controller (library-go gives them 10 s to finish on a shutdown).
+	handBackSettle = 30 * time.Second
 )
 
 // errPredecessorLetGo ends the process after a predecessor led and stopped: a new process takes over
@@ -68,10 +71,13 @@ func (o *Options) yieldToPredecessors(ctx context.Context, c *clients, gate *lea
 	stop()
 	klog.Warningf("%s: this operator's controllers stopped; it hands the ClusterCSIDriver back", h.Describe(gate.Namespace()))
 	handBackCtx, handedBack := context.WithCancel(ctx)
+	steppedAside := c.clock.Now()
 	go func() {
 		defer handedBack()
 		_ = wait.PollUntilContextCancel(handBackCtx, handBackPoll, true, func(ctx context.Context) (bool, error) {
-			return handBack(ctx, c, h.Generation), nil
+			// A sync that was running when the controllers stopped may still write a condition: the
+			// hand-back is repeated until that cannot happen any more.
+			return handBack(ctx, c, h.Generation) && c.clock.Since(steppedAside) > handBackSettle, nil
 		})
 	}()
 	if err := gate.WaitFree(ctx, 0, func(leasegate.Holder) {}); err != nil {
