@@ -44,7 +44,7 @@ const (
 )
 
 // StaticResources lists the assets applied by the static-resources controller, in apply order:
-// namespace, service accounts, RBAC, Service, ConfigMap, PDB, network policies.
+// namespace, service accounts, RBAC, Service, ConfigMap, PDB.
 func StaticResources() []string {
 	return []string{
 		Namespace,
@@ -56,14 +56,20 @@ func StaticResources() []string {
 		MetricsService,
 		TrustedCABundle,
 		ControllerPDB,
-		NetworkPolicyDefaultDeny, NetworkPolicyAPIServer, NetworkPolicyDNS, NetworkPolicyAllEgress,
-		NetworkPolicyMetrics, NetworkPolicyProbes,
 	}
+}
+
+// NetworkPolicies lists the operand namespace's network policies, the default-deny first. They are
+// applied by a controller of their own: cluster-storage-operator's RBAC before 5.0 does not let the
+// operator write network policies.
+func NetworkPolicies() []string {
+	return []string{NetworkPolicyDefaultDeny, NetworkPolicyAPIServer, NetworkPolicyDNS, NetworkPolicyAllEgress,
+		NetworkPolicyMetrics, NetworkPolicyProbes}
 }
 
 // Names lists every asset: the static resources followed by those other controllers apply.
 func Names() []string {
-	return append(StaticResources(),
+	return append(append(StaticResources(), NetworkPolicies()...),
 		CSIDriver, ControllerDeployment, NodeDaemonSet, NFSNodeDaemonSet, VolumeSnapshotClass, ServiceMonitor)
 }
 

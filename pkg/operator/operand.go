@@ -65,7 +65,9 @@ type operandControllers struct {
 	snapshotCRDSynced func() bool
 }
 
-func newOperandControllers(c *clients, recorder events.Recorder, render resourceapply.AssetFunc, mounts hooks.Mounts) *operandControllers {
+// newOperandControllers builds the operand's controllers; networkPolicies is whether the operator may
+// write the operand namespace's network policies (standalone only).
+func newOperandControllers(c *clients, recorder events.Recorder, render resourceapply.AssetFunc, mounts hooks.Mounts, networkPolicies bool) *operandControllers {
 	operandInformers := c.kubeInformers.InformersFor(names.OperandNamespace)
 	inputs := WorkloadInputs{
 		OperandConfigMaps: operandInformers.Core().V1().ConfigMaps(), OperandSecrets: operandInformers.Core().V1().Secrets(),
@@ -118,6 +120,10 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 			WithCSIDriverControllerService(controllerServiceController, render, assets.ControllerDeployment, c.mgmtKube,
 				mgmt, c.configInformer, w.ControllerInformers, w.Controller...)
 	} else {
+		if networkPolicies {
+			set = set.WithConditionalStaticResourcesController(networkPoliciesController, c.kube, c.dynamic, static, render,
+				assets.NetworkPolicies(), func() bool { return true }, never)
+		}
 		set = set.WithConditionalStaticResourcesController(retiredResourcesController, c.kube, c.dynamic, static, retiredAsset,
 			[]string{retiredPDB}, never, func() bool { return true }).
 			// library-go ignores the ServiceMonitor's NotFound while monitoring's CRD is absent.

@@ -3,6 +3,7 @@ package operator
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -138,13 +139,20 @@ func (o *Options) lead(ctx context.Context, cc *controllercmd.ControllerContext,
 		mountInformers = append(mountInformers, hooks.Events(stateConfigMaps.Informer(), hooks.Named(state.ConfigMapName)),
 			hooks.Events(controllerConfigMaps.Informer(), hooks.Named(names.CloudCAConfigMap)))
 	}
+	var missingRights []string
+	if !layout.Hosted {
+		if missingRights, err = missingNetworkPolicyRights(ctx, c.kube); err != nil {
+			return fmt.Errorf("reviewing the operator's access to network policies: %w", err)
+		}
+		reportNetworkPolicies(ctx, c, missingRights)
+	}
 	operand := newOperandControllers(c, recorder, render, hooks.Mounts{
 		Config: configSource,
 		OpenStackCA: func() bool {
 			return secretsync.CAInUse(cloudConfigs.Lister().ConfigMaps(layout.CloudConfigNamespace), layout.CloudConfigName, caCopies...)
 		},
 		Informers: mountInformers,
-	})
+	}, !layout.Hosted && len(missingRights) == 0)
 	verifiedCredentials := &verified.Credentials{}
 	secretSyncDeps := secretsync.Deps{
 		Layout: layout, Verified: verifiedCredentials,
@@ -245,5 +253,5 @@ var conditionOwners = []string{
 	manila.ControllerName, secretsync.ControllerName, configcheck.ControllerName, storageclasses.ControllerName,
 	runtimeconfig.ControllerName, workloadselector.ControllerName, staticResourcesController, controllerServiceController,
 	nodeServiceController, nfsNodeServiceController, controlPlaneStaticResourcesController, volumeSnapshotClassController,
-	serviceMonitorController, retiredResourcesController, predecessorLeaseOwner, "ManagementState", "ConfigObservation",
+	serviceMonitorController, retiredResourcesController, networkPoliciesController, predecessorLeaseOwner, "ManagementState", "ConfigObservation",
 }

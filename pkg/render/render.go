@@ -105,7 +105,9 @@ func Objects(in Input) (*Result, error) {
 	}
 	r := &Result{}
 	render := in.Assets.AssetFunc()
-	for _, name := range append(assets.StaticResources(), assets.CSIDriver, assets.VolumeSnapshotClass, assets.ServiceMonitor) {
+	// The network policies as where the operator may write them (cluster-storage-operator from 5.0).
+	static := append(append(assets.StaticResources(), assets.NetworkPolicies()...), assets.CSIDriver, assets.VolumeSnapshotClass, assets.ServiceMonitor)
+	for _, name := range static {
 		obj, err := staticAsset(render, name)
 		if err != nil {
 			return nil, err
