@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
@@ -45,40 +48,46 @@ type PodRunnerOptions struct {
 	// gives it --listen and --kubeconfig.
 	Images map[string]string
 	// NodeName is the Node the runner stands for ("podrunner-0" when empty). It is created, Ready,
-	// when missing (and deleted when the test ends), with NodeLabels; a pod whose nodeSelector the
-	// Node's labels do not satisfy stays Pending, as the scheduler would leave it.
+	// when missing (and deleted when the test ends), with the labels a kubelet gives its Node
+	// (kubernetes.io/hostname, os, arch) and NodeLabels; a pod that does not fit it (nodeSelector,
+	// required node affinity, taints, required anti-affinity) is left Pending, as the scheduler would
+	// leave it. Several runners (one per Node) may serve the same pods: see bind.
 	NodeName   string
 	NodeLabels map[string]string
 }
 
 // PodRunner stands in, for the pods PodRunnerOptions selects and for those only, for the scheduler
-// and the kubelet of one Node: it binds a pending pod to its Node through the pods/binding
-// subresource, and for a pod bound there it writes the pod's volumes (podRoot), runs each container's
-// image's binary as a process with the container's arguments and environment, probes readiness,
-// restarts an exited container with a back-off, reports status through pods/status, and on deletion
-// terminates the processes within the grace period and removes the pod (grace period 0), as the
-// kubelet does. The Deployment and ReplicaSet controllers of a real kube-controller-manager
-// (StartKubeControllers) make the pods, so a Deployment rolls here as on a cluster.
+// and the kubelet of one Node: it binds a pending pod that fits its Node through the pods/binding
+// subresource (spreading an owner's pods over the Nodes of several runners), and for a pod bound
+// there it writes the pod's volumes (podRoot), runs each container's image's binary as a process with
+// the container's arguments and environment, probes readiness, restarts an exited container with a
+// back-off, reports status through pods/status, and on deletion terminates the processes within the
+// grace period and removes the pod (grace period 0), as the kubelet does. The Deployment and
+// ReplicaSet controllers of a real kube-controller-manager (StartKubeControllers) make the pods, so a
+// Deployment rolls here as on a cluster.
 //
-// Differences from a kubelet: a process, not a container: no image, no cgroups, no resource limits
-// (requests are only what resourceFieldRef reads), no network namespace; every pod's IP is 127.0.0.1
-// and, since pods share the host's ports, each container gets --listen=127.0.0.1:<a free port> and its
-// probes go to that port whatever port they name. The ServiceAccount token is not mounted at
-// /var/run/secrets/kubernetes.io/serviceaccount: the process gets --kubeconfig=<file> with a token
-// of the pod's ServiceAccount bound to the pod (TokenRequest), not refreshed. A readOnlyRootFilesystem
-// container whose writable volumes are one emptyDir runs under hack/readonly-root.sh (when this
-// process may unshare), the emptyDir then a tmpfs; otherwise the root is writable. Readiness probes are
-// httpGet and tcpSocket only (an exec probe counts as success); liveness and startup probes, lifecycle
-// hooks, init containers, ephemeral containers, hostname, KUBERNETES_SERVICE_* variables and volume
-// updates after start are not done. Restarts back off 1 s, 2 s, 4 s, 8 s, then 10 s (a kubelet: 10 s
-// doubling to 5 min), reset after a run of 20 s. The Node gets no heartbeats (no node lifecycle
-// controller runs in the test world).
+// Differences from a scheduler: resources, preferred affinities, pod affinity and topology keys
+// other than kubernetes.io/hostname are not weighed. Differences from a kubelet: a process, not a
+// container: no image, no cgroups, no resource limits (requests are only what resourceFieldRef
+// reads), no network namespace; every pod's IP is 127.0.0.1 and, since pods share the host's ports,
+// each container gets --listen=127.0.0.1:<a free port> and its probes go to that port whatever port
+// they name. The ServiceAccount token is not mounted at /var/run/secrets/kubernetes.io/serviceaccount:
+// the process gets --kubeconfig=<file> with a token of the pod's ServiceAccount bound to the pod
+// (TokenRequest), not refreshed. A readOnlyRootFilesystem container whose writable volumes are one
+// emptyDir runs under hack/readonly-root.sh (when this process may unshare), the emptyDir then a
+// tmpfs; otherwise the root is writable. Readiness probes are httpGet and tcpSocket only (an exec
+// probe counts as success); liveness and startup probes, lifecycle hooks, init containers, ephemeral
+// containers, the pod's hostname, KUBERNETES_SERVICE_* variables and volume updates after start are
+// not done. Restarts back off 1 s, 2 s, 4 s, 8 s, then 10 s (a kubelet: 10 s doubling to 5 min),
+// reset after a run of 20 s. The Node gets no heartbeats (no node lifecycle controller runs in the
+// test world).
 type PodRunner struct {
 	w        *World
 	t        testing.TB
 	opts     PodRunnerOptions
 	selector labels.Selector
-	dir      string
+	dir      string // the pods' directories (short: unix socket paths must stay under 108 bytes)
+	logDir   string // the pods' logs, kept until the test's last cleanup
 	ctx      context.Context
 	cancel   context.CancelFunc
 	queue    workqueue.TypedRateLimitingInterface[string]
@@ -89,7 +98,7 @@ type PodRunner struct {
 	mu          sync.Mutex
 	workers     map[types.UID]*podWorker
 	order       []*podWorker // every pod the runner ran, in the order it started them
-	nodeLabels  map[string]string
+	nodes       corelisters.NodeLister
 	boundAt     map[types.UID]time.Time // until the pod's worker exists
 	runnerLog   strings.Builder
 	createdNode bool
@@ -153,7 +162,7 @@ func (w *World) StartPodRunner(t testing.TB, opts PodRunnerOptions) *PodRunner {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &PodRunner{w: w, t: t, opts: opts, selector: sel, dir: dir, ctx: ctx, cancel: cancel,
+	r := &PodRunner{w: w, t: t, opts: opts, selector: sel, dir: dir, logDir: t.TempDir(), ctx: ctx, cancel: cancel,
 		workers: map[types.UID]*podWorker{}, boundAt: map[types.UID]time.Time{},
 		queue: workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]())}
 	t.Cleanup(func() {
@@ -190,9 +199,26 @@ func (w *World) StartPodRunner(t testing.TB, opts PodRunnerOptions) *PodRunner {
 		t.Fatal(err)
 	}
 	r.pods = inf.GetIndexer()
+	nodeFactory := informers.NewSharedInformerFactory(w.Kube, 0)
+	r.nodes = nodeFactory.Core().V1().Nodes().Lister()
+	nodeInformer := nodeFactory.Core().V1().Nodes().Informer()
+	nodesSynced := nodeInformer.HasSynced
+	// A Node's change may make a pending pod fit: every pod is looked at again, as the scheduler
+	// retries unschedulable pods on Node events.
+	requeueAll := func(any) {
+		for _, key := range r.pods.ListKeys() {
+			r.queue.Add(key)
+		}
+	}
+	if _, err := nodeInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: requeueAll, UpdateFunc: func(_, obj any) { requeueAll(obj) },
+	}); err != nil {
+		t.Fatal(err)
+	}
 	factory.Start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
-		t.Fatal("pod runner: the pod informer did not sync")
+	nodeFactory.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced, nodesSynced) {
+		t.Fatal("pod runner: the pod and node informers did not sync")
 	}
 	r.done.Add(1)
 	go func() {
@@ -237,7 +263,7 @@ func (r *PodRunner) Records() []PodRecord {
 // Log returns everything the pod's processes wrote to stdout and stderr, every container and every
 // restart, with a "podrunner:" line before each start and after each exit.
 func (r *PodRunner) Log(podName string) string {
-	b, _ := os.ReadFile(filepath.Join(r.dir, "logs", podName+".log"))
+	b, _ := os.ReadFile(filepath.Join(r.logDir, podName+".log"))
 	return string(b)
 }
 
@@ -297,19 +323,21 @@ func (r *PodRunner) runnerLogString() string {
 // registers itself, unless it exists.
 func (r *PodRunner) ensureNode(ctx context.Context) error {
 	nodes := r.w.Kube.CoreV1().Nodes()
-	n, err := nodes.Get(ctx, r.opts.NodeName, metav1.GetOptions{})
-	if err == nil {
-		r.nodeLabels = n.Labels
-		return nil
-	}
-	if !apierrors.IsNotFound(err) {
+	_, err := nodes.Get(ctx, r.opts.NodeName, metav1.GetOptions{})
+	if err == nil || !apierrors.IsNotFound(err) {
 		return err
 	}
-	n, err = nodes.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: r.opts.NodeName, Labels: r.opts.NodeLabels}}, metav1.CreateOptions{})
+	// The labels every kubelet gives its Node, then the options'.
+	nodeLabels := map[string]string{corev1.LabelHostname: r.opts.NodeName, corev1.LabelOSStable: "linux", corev1.LabelArchStable: "amd64"}
+	for k, v := range r.opts.NodeLabels {
+		nodeLabels[k] = v
+	}
+	n, err := nodes.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: r.opts.NodeName, Labels: nodeLabels,
+		Annotations: map[string]string{runnerNodeAnnotation: "true"}}}, metav1.CreateOptions{})
 	if err != nil {
 		return err
 	}
-	r.createdNode, r.nodeLabels = true, n.Labels
+	r.createdNode = true
 	now := metav1.Now()
 	capacity := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("8Gi"),
 		corev1.ResourcePods: resource.MustParse("110")}
@@ -320,8 +348,29 @@ func (r *PodRunner) ensureNode(ctx context.Context) error {
 		Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "127.0.0.1"}, {Type: corev1.NodeHostName, Address: r.opts.NodeName}},
 		NodeInfo:  corev1.NodeSystemInfo{KubeletVersion: "v1.36.2-podrunner", OperatingSystem: "linux", Architecture: "amd64"},
 	}
-	_, err = nodes.UpdateStatus(ctx, n, metav1.UpdateOptions{})
-	return err
+	if _, err = nodes.UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+		return err
+	}
+	// kube-apiserver taints a new Node not-ready (TaintNodesByCondition); the node lifecycle
+	// controller lifts the taint once the kubelet reports Ready. None runs here: the runner lifts it.
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		n, err := nodes.Get(ctx, r.opts.NodeName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		var kept []corev1.Taint
+		for _, taint := range n.Spec.Taints {
+			if taint.Key != corev1.TaintNodeNotReady {
+				kept = append(kept, taint)
+			}
+		}
+		if len(kept) == len(n.Spec.Taints) {
+			return nil
+		}
+		n.Spec.Taints = kept
+		_, err = nodes.Update(ctx, n, metav1.UpdateOptions{})
+		return err
+	})
 }
 
 func (r *PodRunner) processNext() bool {
@@ -393,14 +442,26 @@ func (r *PodRunner) sync(key string) error {
 	return nil
 }
 
-// bind is the scheduler's decision for a node of one: the pod goes to this Node when the Node's
-// labels satisfy its nodeSelector (affinity, taints and resources are not weighed).
+// bind is the scheduler's decision, for the nodes of pod runners: the pod may go to this Node when
+// it fits (fits), and goes there when this Node is, among the runners' Nodes it fits, the one with
+// the fewest pods of its owner (then the first by name), as the scheduler's default spreading would
+// place a Deployment's replicas; if that Node's runner has not bound it within 5 s, any runner it
+// fits binds it.
 func (r *PodRunner) bind(pod *corev1.Pod) error {
-	if !labels.SelectorFromSet(pod.Spec.NodeSelector).Matches(labels.Set(r.nodeLabels)) {
-		r.logf("pod %s: nodeSelector %v does not match node %s's labels %v; left Pending", pod.Name, pod.Spec.NodeSelector, r.opts.NodeName, r.nodeLabels)
+	me, err := r.nodes.Get(r.opts.NodeName)
+	if err != nil {
+		return fmt.Errorf("node %s: %w", r.opts.NodeName, err)
+	}
+	if why := r.fits(pod, me); why != "" {
+		r.logf("pod %s: does not fit node %s: %s", pod.Name, r.opts.NodeName, why)
 		return nil
 	}
-	err := r.w.Kube.CoreV1().Pods(pod.Namespace).Bind(r.ctx, &corev1.Binding{
+	if best := r.spreadChoice(pod); best != r.opts.NodeName && time.Since(pod.CreationTimestamp.Time) < 5*time.Second {
+		key, _ := cache.MetaNamespaceKeyFunc(pod)
+		r.queue.AddAfter(key, time.Second) // node best's runner should bind it; if not, this one will
+		return nil
+	}
+	err = r.w.Kube.CoreV1().Pods(pod.Namespace).Bind(r.ctx, &corev1.Binding{
 		ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID},
 		Target:     corev1.ObjectReference{Kind: "Node", APIVersion: "v1", Name: r.opts.NodeName},
 	}, metav1.CreateOptions{})
@@ -417,6 +478,156 @@ func (r *PodRunner) bind(pod *corev1.Pod) error {
 	return nil
 }
 
+// runnerNodeAnnotation marks the Nodes pod runners created: the Nodes the spreading chooses among.
+const runnerNodeAnnotation = "podrunner.test.manila-csi/node"
+
+// fits returns why the scheduler would not place pod on node ("" when it would): its nodeSelector,
+// its required node affinity, the node's NoSchedule and NoExecute taints it does not tolerate, and
+// its required pod anti-affinity on kubernetes.io/hostname against the pods this runner sees (its
+// namespace and selector). Resources and preferences are not weighed.
+func (r *PodRunner) fits(pod *corev1.Pod, node *corev1.Node) string {
+	if !labels.SelectorFromSet(pod.Spec.NodeSelector).Matches(labels.Set(node.Labels)) {
+		return fmt.Sprintf("nodeSelector %v, node labels %v", pod.Spec.NodeSelector, node.Labels)
+	}
+	if !nodeAffinityAllows(pod, node) {
+		return "required node affinity"
+	}
+	for _, taint := range node.Spec.Taints {
+		if taint.Effect != corev1.TaintEffectNoSchedule && taint.Effect != corev1.TaintEffectNoExecute {
+			continue
+		}
+		if !slices.ContainsFunc(pod.Spec.Tolerations, func(t corev1.Toleration) bool { return tolerates(t, taint) }) {
+			return "taint " + taint.ToString()
+		}
+	}
+	if a := pod.Spec.Affinity; a != nil && a.PodAntiAffinity != nil {
+		for _, term := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+			if term.TopologyKey != corev1.LabelHostname {
+				continue
+			}
+			sel, err := metav1.LabelSelectorAsSelector(term.LabelSelector)
+			if err != nil {
+				return err.Error()
+			}
+			for _, obj := range r.pods.List() {
+				other := obj.(*corev1.Pod)
+				if other.UID != pod.UID && r.onNode(other) == node.Name && sel.Matches(labels.Set(other.Labels)) {
+					return "pod anti-affinity with " + other.Name
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// tolerates is the toleration's match of a taint (an empty key with Exists matches every taint).
+func tolerates(t corev1.Toleration, taint corev1.Taint) bool {
+	if (t.Effect != "" && t.Effect != taint.Effect) || (t.Key != "" && t.Key != taint.Key) {
+		return false
+	}
+	if t.Operator == corev1.TolerationOpExists {
+		return true
+	}
+	return t.Key != "" && t.Value == taint.Value
+}
+
+// onNode is the node a pod is bound to, or assumed bound by this runner (the scheduler's assumed
+// pods: bound, not yet seen so by the informer).
+func (r *PodRunner) onNode(pod *corev1.Pod) string {
+	if pod.Spec.NodeName != "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+		return pod.Spec.NodeName
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.boundAt[pod.UID]; ok {
+		return r.opts.NodeName
+	}
+	for _, pw := range r.order {
+		if pw.uid == pod.UID {
+			return r.opts.NodeName
+		}
+	}
+	return ""
+}
+
+// spreadChoice is the runners' Node the pod fits with the fewest pods of the pod's owner, then the
+// first by name.
+func (r *PodRunner) spreadChoice(pod *corev1.Pod) string {
+	owner := metav1.GetControllerOf(pod)
+	count := map[string]int{}
+	if owner != nil {
+		for _, obj := range r.pods.List() {
+			other := obj.(*corev1.Pod)
+			if o := metav1.GetControllerOf(other); o != nil && o.UID == owner.UID && other.DeletionTimestamp == nil {
+				count[r.onNode(other)]++
+			}
+		}
+	}
+	best, bestCount := r.opts.NodeName, -1
+	nodes, _ := r.nodes.List(labels.Everything())
+	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
+	for _, n := range nodes {
+		if (n.Name != r.opts.NodeName && n.Annotations[runnerNodeAnnotation] == "") || r.fits(pod, n) != "" {
+			continue
+		}
+		if bestCount < 0 || count[n.Name] < bestCount {
+			best, bestCount = n.Name, count[n.Name]
+		}
+	}
+	return best
+}
+
+// nodeAffinityAllows says whether the pod's required node affinity allows the node: a term allows it
+// when all its matchExpressions (on labels) and matchFields (on metadata.name, what the DaemonSet
+// controller gives each of its pods) hold; an empty term allows nothing.
+func nodeAffinityAllows(pod *corev1.Pod, node *corev1.Node) bool {
+	a := pod.Spec.Affinity
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return true
+	}
+	for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		if len(term.MatchExpressions) == 0 && len(term.MatchFields) == 0 {
+			continue
+		}
+		ok := true
+		for _, req := range term.MatchExpressions {
+			v, has := node.Labels[req.Key]
+			ok = ok && requirementHolds(req, v, has)
+		}
+		for _, req := range term.MatchFields {
+			ok = ok && req.Key == "metadata.name" && requirementHolds(req, node.Name, true)
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+func requirementHolds(req corev1.NodeSelectorRequirement, value string, has bool) bool {
+	switch req.Operator {
+	case corev1.NodeSelectorOpIn:
+		return has && slices.Contains(req.Values, value)
+	case corev1.NodeSelectorOpNotIn:
+		return !has || !slices.Contains(req.Values, value)
+	case corev1.NodeSelectorOpExists:
+		return has
+	case corev1.NodeSelectorOpDoesNotExist:
+		return !has
+	case corev1.NodeSelectorOpGt, corev1.NodeSelectorOpLt:
+		if !has || len(req.Values) != 1 {
+			return false
+		}
+		v, err1 := strconv.ParseInt(value, 10, 64)
+		bound, err2 := strconv.ParseInt(req.Values[0], 10, 64)
+		if err1 != nil || err2 != nil {
+			return false
+		}
+		return (req.Operator == corev1.NodeSelectorOpGt && v > bound) || (req.Operator == corev1.NodeSelectorOpLt && v < bound)
+	}
+	return false
+}
+
 // podWorker runs one pod, as one of the kubelet's pod workers.
 type podWorker struct {
 	r        *PodRunner
@@ -431,16 +642,14 @@ type podWorker struct {
 	gone     chan struct{}
 	statusMu sync.Mutex // one status write at a time
 
-	mu            sync.Mutex
-	pod           *corev1.Pod
-	rec           PodRecord
-	ctrs          []*containerRun
-	startTime     *metav1.Time
-	volumesReady  bool
-	setupMessage  string
-	terminated    bool // every process has exited after deletion: the status is final
-	readyWritten  bool
-	lastReadyTime metav1.Time
+	mu           sync.Mutex
+	pod          *corev1.Pod
+	rec          PodRecord
+	ctrs         []*containerRun
+	startTime    *metav1.Time
+	volumesReady bool
+	setupMessage string
+	terminated   bool // every process has exited after deletion: the status is final
 }
 
 func newPodWorker(r *PodRunner, pod *corev1.Pod) *podWorker {
@@ -554,9 +763,6 @@ func (pw *podWorker) run() {
 		pw.mu.Lock()
 		pw.volumesReady, pw.setupMessage = true, ""
 		pw.mu.Unlock()
-		if err := os.MkdirAll(filepath.Join(r.dir, "logs"), 0o755); err != nil {
-			r.logf("pod %s: %v", pw.name, err)
-		}
 		for _, c := range pw.ctrs {
 			c.mu.Lock()
 			c.looping = true
@@ -892,7 +1098,7 @@ func (c *containerRun) loop(root *podRoot, kubeconfig string) {
 				return
 			}
 		}
-		logOut, err := os.OpenFile(filepath.Join(r.dir, "logs", pw.name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		logOut, err := os.OpenFile(filepath.Join(r.logDir, pw.name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
 			c.setWaiting("RunContainerError", err.Error())
 			return

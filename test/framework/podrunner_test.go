@@ -14,15 +14,18 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 )
 
 // A projected volume is written as the kubelet writes it: Secret and ConfigMap keys (items at their
 // paths), a missing optional source skipped, a ServiceAccount token bound to the pod, downward API
 // files; a plain downward API volume too. A missing required source is an error, so the caller waits.
-func TestPodRootProjectedVolume(t *testing.T) {
+func TestPodRunnerProjectedVolume(t *testing.T) {
 	dir := t.TempDir()
 	kube := fake.NewClientset(
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns"}, Data: map[string][]byte{"a": []byte("A"), "b": []byte("B")}},
@@ -198,5 +201,69 @@ func TestPodRunnerCommand(t *testing.T) {
 		if !slices.Contains(cmd.Env, e) {
 			t.Errorf("env %q lacks %s", cmd.Env, e)
 		}
+	}
+}
+
+// The scheduler's part: a pod fits a node by nodeSelector, required node affinity (labels and the
+// metadata.name field a DaemonSet's pod names its node by), taints and required anti-affinity on the
+// hostname; among the runners' nodes it fits, a pod goes to the one with the fewest pods of its owner.
+func TestPodRunnerScheduling(t *testing.T) {
+	node := func(name string, labels map[string]string, taints ...corev1.Taint) *corev1.Node {
+		return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, Annotations: map[string]string{runnerNodeAnnotation: "true"}},
+			Spec: corev1.NodeSpec{Taints: taints}}
+	}
+	master := map[string]string{"node-role.kubernetes.io/master": ""}
+	n0, n1 := node("n-0", master), node("n-1", master)
+	tainted := node("n-2", master, corev1.Taint{Key: "node-role.kubernetes.io/master", Effect: corev1.TaintEffectNoSchedule})
+	worker := node("w-0", map[string]string{"zone": "3"})
+	nodes := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	for _, n := range []*corev1.Node{n0, n1, tainted, worker} {
+		_ = nodes.Add(n)
+	}
+	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	r := &PodRunner{opts: PodRunnerOptions{NodeName: "n-0"}, pods: pods, nodes: corelisters.NewNodeLister(nodes), boundAt: map[types.UID]time.Time{}}
+	owner := []metav1.OwnerReference{{Kind: "ReplicaSet", Name: "rs", UID: "rs-uid", Controller: ptr.To(true)}}
+	pod := func(name string, spec corev1.PodSpec) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID(name), Labels: map[string]string{"app": "a"},
+			OwnerReferences: owner}, Spec: spec}
+	}
+	daemon := corev1.PodSpec{Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+		NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{"n-1"}}}}}}}}}
+	zoned := corev1.PodSpec{Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+		NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "zone", Operator: corev1.NodeSelectorOpGt, Values: []string{"2"}}}}}}}}}
+	tolerant := corev1.PodSpec{NodeSelector: master, Tolerations: []corev1.Toleration{{Key: "node-role.kubernetes.io/master", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}}
+	lonely := corev1.PodSpec{Affinity: &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+		TopologyKey: corev1.LabelHostname, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}}}}}}}
+	for _, tc := range []struct {
+		pod  *corev1.Pod
+		node *corev1.Node
+		fits bool
+	}{
+		{pod("p", corev1.PodSpec{NodeSelector: master}), n0, true},
+		{pod("p", corev1.PodSpec{NodeSelector: master}), worker, false},
+		{pod("p", corev1.PodSpec{NodeSelector: master}), tainted, false},
+		{pod("p", tolerant), tainted, true},
+		{pod("p", daemon), n1, true},
+		{pod("p", daemon), n0, false},
+		{pod("p", zoned), worker, true},
+		{pod("p", zoned), n0, false},
+		{pod("p", lonely), n0, true},
+	} {
+		if got := r.fits(tc.pod, tc.node) == ""; got != tc.fits {
+			t.Errorf("pod %+v on %s: fits %v, want %v (%s)", tc.pod.Spec, tc.node.Name, got, tc.fits, r.fits(tc.pod, tc.node))
+		}
+	}
+
+	// Spreading: n-0 (first by name) while both are empty; n-1 once n-0 has a pod of the owner.
+	if got := r.spreadChoice(pod("p", corev1.PodSpec{NodeSelector: master})); got != "n-0" {
+		t.Errorf("spread onto empty nodes chose %s, want n-0", got)
+	}
+	running := pod("running", corev1.PodSpec{NodeName: "n-0"})
+	_ = pods.Add(running)
+	if got := r.spreadChoice(pod("p", corev1.PodSpec{NodeSelector: master})); got != "n-1" {
+		t.Errorf("spread with a pod on n-0 chose %s, want n-1", got)
+	}
+	if why := r.fits(pod("p", lonely), n0); why == "" {
+		t.Errorf("a pod with anti-affinity to app=a fits n-0, where %s runs", running.Name)
 	}
 }
