@@ -1,0 +1,1163 @@
+package framework
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	operatorv1 "github.com/openshift/api/operator/v1"
+	operatorinformers "github.com/openshift/client-go/operator/informers/externalversions"
+	"github.com/openshift/library-go/pkg/crypto"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
+	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/manila-csi/manila-csi-driver-operator/manifests"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+)
+
+// CSOStandInOptions says how StartCSOStandIn runs the stand-in for cluster-storage-operator.
+type CSOStandInOptions struct {
+	// Generation is the shape of CSO's Manila objects: CSOMain (the default) or CSO417.
+	Generation CSOGeneration
+	// OperatorImage is MANILA_DRIVER_OPERATOR_IMAGE, the image of Deployment
+	// manila-csi-driver-operator (required).
+	OperatorImage string
+}
+
+// CSOStandIn stands in for the part of cluster-storage-operator (CSO) that runs the Manila operator
+// on a cluster on OpenStack, for the tests that cannot run the real CSO (StartCSO needs hack/cso.sh,
+// whose modules the Go module proxy refuses). It runs in the test process and mirrors this CSO code
+// (github.com/openshift/cluster-storage-operator, main bb8d2fd1 and release-4.17 a039f8a2):
+//
+//   - pkg/operator/csidriveroperator/csioperatorclient/manila.go (GetOpenStackManilaOperatorConfig;
+//     release-4.17: GetManilaOperatorConfig): the static assets it applies for Manila, the ClusterCSIDriver
+//     (CRAsset) and the Deployment (DeploymentAsset), with ${OPERATOR_IMAGE}, ${DRIVER_IMAGE} and
+//     ${NFS_DRIVER_IMAGE} from MANILA_DRIVER_OPERATOR_IMAGE, MANILA_DRIVER_IMAGE and
+//     MANILA_NFS_DRIVER_IMAGE, the sidecar images (pkg/operator/csidriveroperator/util.go
+//     sidecarReplacer) and ${LOG_LEVEL} 2 (logLevel Normal). The objects are those of
+//     assets/csidriveroperators/openstack-manila/standalone/generated/ (main) and
+//     assets/csidriveroperators/manila/ (release-4.17), written here from what they say (csoManilaAssets).
+//     The CA syncer of newCertificateSyncerOrDie copies openshift-config/cloud-provider-config into the
+//     operator namespace.
+//   - pkg/operator/csidriveroperator/deploymentcontroller.go (CSIDriverOperatorDeploymentController.Sync):
+//     the Deployment applied with the spec-hash annotation library-go's ApplyDeployment uses (a
+//     changed image rolls it), on every change of it and every resync; reconcileOperatorConfigMap
+//     (main only): ConfigMap manila-csi-driver-operator-config with a GenericOperatorConfig carrying
+//     APIServer cluster's TLS profile (pkg/operator/tls/tls.go); postSync's isProgressing and
+//     checkDeploymentHealth: ManilaCSIDriverOperatorDeployment{Progressing,Degraded}.
+//   - pkg/operator/csidriveroperator/crcontroller.go (Sync, applyClusterCSIDriver, syncConditions):
+//     the ClusterCSIDriver created when missing and never updated; its conditions turned into
+//     ManilaCSIDriverOperatorCR{Available,Progressing,Degraded,Upgradeable}: Available the union of
+//     every *Available (none at all: False, WaitForOperator; any *Disabled: True, DriverDisabled),
+//     Progressing the union of *Progressing (none: True, WaitForOperator), Degraded the union of
+//     *Degraded, Upgradeable the union of *Upgradeable (none: True), with library-go's
+//     status.UnionCondition (unionCondition here).
+//   - library-go's status.NewClusterOperatorStatusController (pkg/operator/operator_starter.go):
+//     ClusterOperator storage's Available, Progressing, Degraded and Upgradeable, the unions of those
+//     conditions, created when missing.
+//
+// Differences: the conditions go straight to ClusterOperator storage, not first into the Storage CR
+// (the test world has no Storage CRD without hack/cso.sh); CSO's other drivers (Cinder), its other
+// controllers and its ClusterOperator versions and relatedObjects are not stood in for; Degraded has
+// no inertia (library-go waits 2 minutes before a Degraded reaches the ClusterOperator: without it,
+// any Degraded at all shows); every ClusterCSIDriver update is turned into a status at once (CSO's
+// work queue may coalesce quick changes, so this sees at least what CSO would); the proxy CSO
+// injects from the Storage CR's observed config is none (the world's Proxy is empty).
+//
+// What a cluster has for the Deployment besides CSO is made too: Secret openstack-cloud-credentials
+// (main mounts it; the cloud-credential-operator writes it for CSO's Cinder CredentialsRequest) with
+// the world's clouds.yaml; service-ca's serving certificate comes from the world's service-ca stand-in.
+// manifests/' RoleBindings and ClusterRoleBindings of the operator's ServiceAccount are deleted
+// while the stand-in runs: under CSO (a release's image swap) manifests/ is not applied, and only
+// CSO's RBAC grants the operator anything.
+//
+// When the test ends the world is put back as before (as after StartCSO): what was created is
+// deleted, what changed is restored, what was deleted is created again; the ReplicaSets and Pods
+// made since in the operator and operand namespaces are deleted.
+type CSOStandIn struct {
+	Generation CSOGeneration
+
+	w      *World
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   sync.WaitGroup
+	kick   chan struct{}
+
+	mu       sync.Mutex
+	image    string
+	depState struct{ progressing, degraded operatorv1.OperatorCondition }
+	history  []string
+	logBuf   strings.Builder
+}
+
+// csoStandInVersion is the release version the stand-in's images carry.
+const csoStandInVersion = "5.0.0-test"
+
+// StartCSOStandIn starts the stand-in until the test ends; see CSOStandIn.
+func (w *World) StartCSOStandIn(t testing.TB, opts CSOStandInOptions) *CSOStandIn {
+	t.Helper()
+	if opts.Generation == "" {
+		opts.Generation = CSOMain
+	}
+	if opts.Generation != CSOMain && opts.Generation != CSO417 {
+		t.Fatalf("unknown CSO generation %q", opts.Generation)
+	}
+	if opts.OperatorImage == "" {
+		t.Fatal("CSOStandInOptions.OperatorImage is required")
+	}
+	ctx := context.Background()
+	before, err := w.takeSnapshot(ctx)
+	if err != nil {
+		t.Fatalf("recording the world before the CSO stand-in: %v", err)
+	}
+	workloads, err := w.workloadUIDs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx := context.Background()
+		if err := w.deleteWorkloadsSince(ctx, workloads); err != nil {
+			t.Errorf("deleting the ReplicaSets and Pods made under the CSO stand-in: %v", err)
+		}
+		if err := w.restoreSnapshot(ctx, before); err != nil {
+			t.Errorf("putting the world back after the CSO stand-in: %v", err)
+		}
+	})
+	c := &CSOStandIn{Generation: opts.Generation, w: w, image: opts.OperatorImage, kick: make(chan struct{}, 1)}
+	c.ctx, c.cancel = context.WithCancel(ctx)
+	t.Cleanup(func() {
+		c.Stop()
+		if t.Failed() {
+			t.Logf("CSO stand-in (last 40 lines):\n%s", tail(c.Log(), 40))
+		}
+	})
+	if err := c.removeManifestBindings(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.syncDeployment(ctx); err != nil {
+		t.Fatalf("CSO stand-in: %v", err)
+	}
+	if err := c.startStatus(); err != nil {
+		t.Fatalf("CSO stand-in: %v", err)
+	}
+	c.done.Add(1)
+	go c.deploymentLoop()
+	return c
+}
+
+// Stop stops the stand-in's loops; it may be called more than once.
+func (c *CSOStandIn) Stop() {
+	c.cancel()
+	c.done.Wait()
+}
+
+// SetOperatorImage is a release that swaps MANILA_DRIVER_OPERATOR_IMAGE: the stand-in applies the
+// Deployment with the new image, which rolls it.
+func (c *CSOStandIn) SetOperatorImage(t testing.TB, image string) {
+	t.Helper()
+	c.mu.Lock()
+	c.image = image
+	c.mu.Unlock()
+	if err := c.syncDeployment(context.Background()); err != nil {
+		t.Fatalf("CSO stand-in applying the Deployment with image %s: %v", image, err)
+	}
+}
+
+// ClusterOperator returns ClusterOperator storage.
+func (c *CSOStandIn) ClusterOperator(ctx context.Context) (*configv1.ClusterOperator, error) {
+	return c.w.ConfigV1.ConfigV1().ClusterOperators().Get(ctx, CSOClusterOperator, metav1.GetOptions{})
+}
+
+// History lists every change of ClusterOperator storage's conditions the stand-in wrote.
+func (c *CSOStandIn) History() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string{}, c.history...)
+}
+
+// Log is what the stand-in did and the errors it met.
+func (c *CSOStandIn) Log() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.logBuf.String()
+}
+
+func (c *CSOStandIn) logf(format string, args ...any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fmt.Fprintf(&c.logBuf, "%s %s\n", time.Now().Format("15:04:05.000"), fmt.Sprintf(format, args...))
+}
+
+// ---------------------------------------------------------------- the Deployment controller
+
+// deploymentLoop re-applies what CSO applies on every change of the Deployment and every 30 s.
+func (c *CSOStandIn) deploymentLoop() {
+	defer c.done.Done()
+	resync := time.NewTicker(30 * time.Second)
+	defer resync.Stop()
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case <-c.kick:
+		case <-resync.C:
+		}
+		if err := c.syncDeployment(c.ctx); err != nil && c.ctx.Err() == nil {
+			c.logf("sync: %v", err)
+			time.AfterFunc(time.Second, func() { signal(c.kick) })
+		}
+	}
+}
+
+// syncDeployment applies the static assets, the ClusterCSIDriver (create-only), the config ConfigMap
+// (main), the CA copy and the Deployment, as CSO's controllers do.
+func (c *CSOStandIn) syncDeployment(ctx context.Context) error {
+	c.mu.Lock()
+	image := c.image
+	c.mu.Unlock()
+	objs, err := c.assets(ctx, image)
+	if err != nil {
+		return err
+	}
+	for _, obj := range objs {
+		switch obj.GetKind() {
+		case "ClusterCSIDriver":
+			if err := c.createOnly(ctx, obj); err != nil {
+				return err
+			}
+		default:
+			if err := c.apply(ctx, obj); err != nil {
+				return fmt.Errorf("%s %s/%s: %w", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
+			}
+		}
+	}
+	return c.syncCloudConfig(ctx)
+}
+
+// assets are CSO's objects for Manila, in the order it applies them, with the release's images.
+func (c *CSOStandIn) assets(ctx context.Context, operatorImage string) ([]*unstructured.Unstructured, error) {
+	img := func(name string) string { return "registry.test/openshift/" + name + ":" + csoStandInVersion }
+	vars := map[string]string{
+		"OPERATOR_IMAGE": operatorImage, "DRIVER_IMAGE": img("csi-driver-manila"), "NFS_DRIVER_IMAGE": img("csi-driver-nfs"),
+		"PROVISIONER_IMAGE": img("csi-external-provisioner"), "ATTACHER_IMAGE": img("csi-external-attacher"),
+		"RESIZER_IMAGE": img("csi-external-resizer"), "SNAPSHOTTER_IMAGE": img("csi-external-snapshotter"),
+		"NODE_DRIVER_REGISTRAR_IMAGE": img("csi-node-driver-registrar"), "LIVENESS_PROBE_IMAGE": img("csi-livenessprobe"),
+		"KUBE_RBAC_PROXY_IMAGE": img("kube-rbac-proxy"), "LOG_LEVEL": "2",
+	}
+	text := csoManilaAssets[c.Generation]
+	for k, v := range vars {
+		text = strings.ReplaceAll(text, "${"+k+"}", v)
+	}
+	objs, err := manifests.Decode(text)
+	if err != nil {
+		return nil, err
+	}
+	if c.Generation == CSOMain {
+		cm, err := c.operatorConfigMap(ctx)
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, cm)
+		clouds, err := c.w.Kube.CoreV1().Secrets(names.OperatorNamespace).Get(ctx, names.CloudCredentialsSecret, metav1.GetOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("the world's cloud credentials: %w", err)
+		}
+		secret, err := toUnstructured(&corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+			ObjectMeta: metav1.ObjectMeta{Name: "openstack-cloud-credentials", Namespace: names.OperatorNamespace},
+			Data:       map[string][]byte{names.CloudsYAMLKey: clouds.Data[names.CloudsYAMLKey]}})
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, secret)
+	}
+	// The Deployment last, as CSO's deployment controller runs after the static resources.
+	sort.SliceStable(objs, func(i, j int) bool { return objs[i].GetKind() != "Deployment" && objs[j].GetKind() == "Deployment" })
+	return objs, nil
+}
+
+// operatorConfigMap is reconcileOperatorConfigMap's ConfigMap: a GenericOperatorConfig with the TLS
+// settings of APIServer cluster's profile (pkg/operator/tls TLSSettingsFromProfile, Intermediate when
+// none or unknown; OperatorConfigYAML).
+func (c *CSOStandIn) operatorConfigMap(ctx context.Context) (*unstructured.Unstructured, error) {
+	apiServer, err := c.w.ConfigV1.ConfigV1().APIServers().Get(ctx, "cluster", metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("APIServer cluster: %w", err)
+	}
+	minTLS, ciphers := tlsSettingsFromProfile(apiServer.Spec.TLSSecurityProfile)
+	config, err := sigsyaml.Marshal(map[string]any{"apiVersion": "operator.openshift.io/v1alpha1", "kind": "GenericOperatorConfig",
+		"servingInfo": map[string]any{"minTLSVersion": minTLS, "cipherSuites": ciphers}})
+	if err != nil {
+		return nil, err
+	}
+	return toUnstructured(&corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: CSOManilaConfigMap, Namespace: names.OperatorNamespace,
+			Annotations: map[string]string{"storage.openshift.io/remove-from": "guest"}},
+		Data: map[string]string{"config.yaml": string(config)}})
+}
+
+// tlsSettingsFromProfile is CSO's TLSSettingsFromProfile: the minimum version and IANA cipher names of
+// the profile, Intermediate when there is none, it is empty or unknown, or Custom without settings.
+func tlsSettingsFromProfile(profile *configv1.TLSSecurityProfile) (string, []string) {
+	spec := configv1.TLSProfiles[configv1.TLSProfileIntermediateType]
+	switch {
+	case profile == nil || profile.Type == "":
+	case profile.Type == configv1.TLSProfileCustomType:
+		if profile.Custom != nil {
+			spec = &profile.Custom.TLSProfileSpec
+		}
+	default:
+		if s, ok := configv1.TLSProfiles[profile.Type]; ok && s != nil {
+			spec = s
+		}
+	}
+	return string(spec.MinTLSVersion), crypto.OpenSSLToIANACipherSuites(spec.Ciphers)
+}
+
+// syncCloudConfig is newCertificateSyncerOrDie's resource sync: ConfigMap cloud-provider-config copied
+// from openshift-config into the operator namespace (deleted there when the source is gone).
+func (c *CSOStandIn) syncCloudConfig(ctx context.Context) error {
+	src, err := c.w.Kube.CoreV1().ConfigMaps(names.CloudConfigNamespace).Get(ctx, names.CloudConfigMap, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		err := c.w.Kube.CoreV1().ConfigMaps(names.OperatorNamespace).Delete(ctx, names.CloudConfigMap, metav1.DeleteOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	obj, err := toUnstructured(&corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: names.CloudConfigMap, Namespace: names.OperatorNamespace},
+		Data:       src.Data, BinaryData: src.BinaryData})
+	if err != nil {
+		return err
+	}
+	return c.apply(ctx, obj)
+}
+
+// specHashAnnotation is where library-go's ApplyDeployment keeps the hash of the spec it applied.
+const specHashAnnotation = "operator.openshift.io/spec-hash"
+
+// apply creates obj or updates the existing object to it, as library-go's resourceapply does: labels
+// and annotations merged into the existing ones, everything else replaced; a Deployment only when
+// its spec's hash changed.
+func (c *CSOStandIn) apply(ctx context.Context, obj *unstructured.Unstructured) error {
+	ri, err := c.w.resourceFor(obj)
+	if err != nil {
+		return err
+	}
+	if obj.GetKind() == "Deployment" {
+		spec, _, _ := unstructured.NestedFieldCopy(obj.Object, "spec")
+		b, err := json.Marshal(spec)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(b)
+		ann := obj.GetAnnotations()
+		if ann == nil {
+			ann = map[string]string{}
+		}
+		ann[specHashAnnotation] = hex.EncodeToString(sum[:])
+		obj.SetAnnotations(ann)
+	}
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := ri.Get(ctx, obj.GetName(), metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			_, err = ri.Create(ctx, obj, metav1.CreateOptions{})
+			if err == nil {
+				c.logf("created %s %s/%s", obj.GetKind(), obj.GetNamespace(), obj.GetName())
+			}
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		want := obj.DeepCopy()
+		labels, annotations := cur.GetLabels(), cur.GetAnnotations()
+		want.SetLabels(mergeMaps(labels, obj.GetLabels()))
+		want.SetAnnotations(mergeMaps(annotations, obj.GetAnnotations()))
+		if obj.GetKind() == "Deployment" && cur.GetAnnotations()[specHashAnnotation] == obj.GetAnnotations()[specHashAnnotation] &&
+			equalMaps(labels, want.GetLabels()) && equalMaps(annotations, want.GetAnnotations()) {
+			return nil
+		}
+		// Keep what the server owns: identity, status, and the fields of the existing object that the
+		// required one does not set (a Service's cluster IP, a Namespace's spec).
+		for k, v := range cur.Object {
+			if _, ok := want.Object[k]; !ok && k != "metadata" {
+				want.Object[k] = v
+			}
+		}
+		want.SetResourceVersion(cur.GetResourceVersion())
+		want.SetUID(cur.GetUID())
+		want.SetOwnerReferences(cur.GetOwnerReferences())
+		want.SetFinalizers(cur.GetFinalizers())
+		if obj.GetKind() != "Deployment" && sameObject(withoutMeta(cur), withoutMeta(want)) &&
+			equalMaps(labels, want.GetLabels()) && equalMaps(annotations, want.GetAnnotations()) {
+			return nil
+		}
+		if _, err := ri.Update(ctx, want, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+		c.logf("updated %s %s/%s", obj.GetKind(), obj.GetNamespace(), obj.GetName())
+		return nil
+	})
+}
+
+// createOnly creates obj unless it exists (applyClusterCSIDriver).
+func (c *CSOStandIn) createOnly(ctx context.Context, obj *unstructured.Unstructured) error {
+	ri, err := c.w.resourceFor(obj)
+	if err != nil {
+		return err
+	}
+	_, err = ri.Create(ctx, obj, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	if err == nil {
+		c.logf("created %s %s", obj.GetKind(), obj.GetName())
+	}
+	return err
+}
+
+// removeManifestBindings deletes manifests/' RoleBindings and ClusterRoleBindings (the restore at the
+// end creates them again).
+func (c *CSOStandIn) removeManifestBindings(ctx context.Context) error {
+	objs, err := manifests.Objects()
+	if err != nil {
+		return err
+	}
+	for _, obj := range objs {
+		if obj.GetKind() != "RoleBinding" && obj.GetKind() != "ClusterRoleBinding" {
+			continue
+		}
+		subjects, _, _ := unstructured.NestedSlice(obj.Object, "subjects")
+		ours := false
+		for _, s := range subjects {
+			m, _ := s.(map[string]any)
+			ours = ours || m["kind"] == "ServiceAccount" && m["name"] == names.OperatorName && m["namespace"] == names.OperatorNamespace
+		}
+		if !ours {
+			continue
+		}
+		ri, err := c.w.resourceFor(obj)
+		if err != nil {
+			return err
+		}
+		if err := ri.Delete(ctx, obj.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("deleting manifests/' %s %s/%s: %w", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
+		}
+		c.logf("deleted manifests/' %s %s/%s", obj.GetKind(), obj.GetNamespace(), obj.GetName())
+	}
+	return nil
+}
+
+// ---------------------------------------------------------------- the status
+
+// startStatus starts the informers whose every event turns into ClusterOperator storage's status:
+// the ClusterCSIDriver's conditions (the CR controller) and the Deployment's health (the deployment
+// controller's postSync and checkDeploymentHealth).
+func (c *CSOStandIn) startStatus() error {
+	opsFactory := operatorinformers.NewSharedInformerFactoryWithOptions(c.w.Operator, 10*time.Minute,
+		operatorinformers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "metadata.name=" + names.CSIDriverName }))
+	kubeFactory := informers.NewSharedInformerFactoryWithOptions(c.w.Kube, 10*time.Minute, informers.WithNamespace(names.OperatorNamespace),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "metadata.name=" + CSOManilaDeployment }))
+	var (
+		statusMu   sync.Mutex
+		conditions []operatorv1.OperatorCondition
+		haveCR     bool
+	)
+	write := func() {
+		statusMu.Lock()
+		defer statusMu.Unlock()
+		if !haveCR || c.ctx.Err() != nil {
+			return
+		}
+		if err := c.writeClusterOperator(c.ctx, conditions); err != nil && c.ctx.Err() == nil {
+			c.logf("writing ClusterOperator storage: %v", err)
+		}
+	}
+	onCR := func(obj any) {
+		cr, ok := obj.(*operatorv1.ClusterCSIDriver)
+		if !ok {
+			return
+		}
+		statusMu.Lock()
+		conditions, haveCR = append([]operatorv1.OperatorCondition{}, cr.Status.Conditions...), true
+		statusMu.Unlock()
+		write()
+	}
+	if _, err := opsFactory.Operator().V1().ClusterCSIDrivers().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: onCR, UpdateFunc: func(_, o any) { onCR(o) },
+	}); err != nil {
+		return err
+	}
+	onDeployment := func(obj any) {
+		d, ok := obj.(*appsv1.Deployment)
+		if !ok {
+			return
+		}
+		c.mu.Lock()
+		c.depState.progressing, c.depState.degraded = deploymentConditions(d)
+		c.mu.Unlock()
+		signal(c.kick) // CSO's deployment controller syncs on every event of its Deployment
+		write()
+	}
+	if _, err := kubeFactory.Apps().V1().Deployments().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: onDeployment, UpdateFunc: func(_, o any) { onDeployment(o) },
+	}); err != nil {
+		return err
+	}
+	opsFactory.Start(c.ctx.Done())
+	kubeFactory.Start(c.ctx.Done())
+	c.done.Add(1)
+	go func() {
+		defer c.done.Done()
+		<-c.ctx.Done()
+		opsFactory.Shutdown()
+		kubeFactory.Shutdown()
+	}()
+	return nil
+}
+
+// deploymentConditions are ManilaCSIDriverOperatorDeployment{Progressing,Degraded}: postSync's
+// isProgressing, and checkDeploymentHealth's errors through WithSyncDegradedOnError.
+func deploymentConditions(d *appsv1.Deployment) (progressing, degraded operatorv1.OperatorCondition) {
+	progressing = operatorv1.OperatorCondition{Type: "ManilaCSIDriverOperatorDeploymentProgressing", Status: operatorv1.ConditionFalse}
+	degraded = operatorv1.OperatorCondition{Type: "ManilaCSIDriverOperatorDeploymentDegraded", Status: operatorv1.ConditionFalse}
+	replicas := ptr.Deref(d.Spec.Replicas, 1)
+	finished := false
+	var prog, avail *appsv1.DeploymentCondition
+	for i := range d.Status.Conditions {
+		switch cond := &d.Status.Conditions[i]; cond.Type {
+		case appsv1.DeploymentProgressing:
+			prog = cond
+			finished = cond.Status == corev1.ConditionTrue && cond.Reason == "NewReplicaSetAvailable"
+		case appsv1.DeploymentAvailable:
+			avail = cond
+		case appsv1.DeploymentReplicaFailure:
+			if cond.Status == corev1.ConditionTrue {
+				degraded.Status, degraded.Reason = operatorv1.ConditionTrue, "SyncError"
+				degraded.Message = fmt.Sprintf("deployment has some pods failing; unavailable replicas=%d", d.Status.UnavailableReplicas)
+			}
+		}
+	}
+	switch {
+	case d.Generation != d.Status.ObservedGeneration:
+		progressing.Status, progressing.Reason, progressing.Message = operatorv1.ConditionTrue, "Deploying", "Waiting for Deployment to act on changes"
+	case finished:
+	case d.Status.UnavailableReplicas > 0 || d.Status.AvailableReplicas < replicas:
+		progressing.Status, progressing.Reason, progressing.Message = operatorv1.ConditionTrue, "Deploying", "Waiting for Deployment to deploy pods"
+	case d.Status.UpdatedReplicas < replicas:
+		progressing.Status, progressing.Reason, progressing.Message = operatorv1.ConditionTrue, "Deploying", "Waiting for Deployment to update pods"
+	}
+	switch {
+	case prog != nil && prog.Status == corev1.ConditionFalse && prog.Reason == "ProgressDeadlineExceeded":
+		degraded.Status, degraded.Reason, degraded.Message = operatorv1.ConditionTrue, "SyncError", prog.Message
+	case avail != nil && avail.Status == corev1.ConditionFalse && prog != nil && prog.Status == corev1.ConditionFalse:
+		degraded.Status, degraded.Reason = operatorv1.ConditionTrue, "SyncError"
+		degraded.Message = fmt.Sprintf("deployment is not available and not progressing; available replicas=%d of %d", d.Status.AvailableReplicas, d.Status.Replicas)
+	}
+	return progressing, degraded
+}
+
+// crConditions is syncConditions: CSO's ManilaCSIDriverOperatorCR* from the ClusterCSIDriver's
+// conditions (AllowDisabled is true for Manila).
+func crConditions(conditions []operatorv1.OperatorCondition) []operatorv1.OperatorCondition {
+	prefix := CSOManilaConditionPfx
+	disabled, msg := false, ""
+	for _, cond := range conditions {
+		if strings.HasSuffix(cond.Type, "Disabled") {
+			disabled, msg = true, cond.Message
+			break
+		}
+	}
+	var available operatorv1.OperatorCondition
+	if disabled {
+		available = operatorv1.OperatorCondition{Status: operatorv1.ConditionTrue, Reason: "DriverDisabled",
+			Message: "CSI driver for Manila is disabled: " + msg}
+	} else {
+		available = unionCondition("Available", operatorv1.ConditionTrue, conditions)
+		if available.Status == operatorv1.ConditionUnknown {
+			available.Status, available.Reason, available.Message = operatorv1.ConditionFalse, "WaitForOperator", "Waiting for Manila operator to report status"
+		}
+	}
+	available.Type = prefix + "Available"
+	progressing := unionCondition("Progressing", operatorv1.ConditionFalse, conditions)
+	progressing.Type = prefix + "Progressing"
+	if progressing.Status == operatorv1.ConditionUnknown {
+		if disabled {
+			progressing.Status = operatorv1.ConditionFalse
+		} else {
+			progressing.Status, progressing.Reason, progressing.Message = operatorv1.ConditionTrue, "WaitForOperator", "Waiting for Manila operator to report status"
+		}
+	}
+	upgradeable := operatorv1.OperatorCondition{Type: prefix + "Upgradeable", Status: operatorv1.ConditionTrue}
+	for _, cond := range conditions {
+		if strings.HasSuffix(cond.Type, "Upgradeable") {
+			upgradeable = unionCondition("Upgradeable", operatorv1.ConditionTrue, conditions)
+			upgradeable.Type = prefix + "Upgradeable"
+			break
+		}
+	}
+	degraded := unionCondition("Degraded", operatorv1.ConditionFalse, conditions)
+	degraded.Type = prefix + "Degraded"
+	if degraded.Status == operatorv1.ConditionUnknown {
+		degraded.Status = operatorv1.ConditionFalse
+	}
+	return []operatorv1.OperatorCondition{available, progressing, degraded, upgradeable}
+}
+
+// unionCondition is library-go's status.UnionCondition without inertia: of the conditions whose type
+// ends in conditionType, those whose status is not def are bad; none at all gives Unknown (NoData), no
+// bad one gives def (AsExpected), else the opposite of def when any bad one has it (Unknown when all
+// bad ones are Unknown), with their types and reasons.
+func unionCondition(conditionType string, def operatorv1.ConditionStatus, all []operatorv1.OperatorCondition) operatorv1.OperatorCondition {
+	opposite := operatorv1.ConditionTrue
+	if def == operatorv1.ConditionTrue {
+		opposite = operatorv1.ConditionFalse
+	}
+	var interesting, bad []operatorv1.OperatorCondition
+	badStatus := operatorv1.ConditionUnknown
+	for _, cond := range all {
+		if !strings.HasSuffix(cond.Type, conditionType) {
+			continue
+		}
+		interesting = append(interesting, cond)
+		if cond.Status != def {
+			bad = append(bad, cond)
+			if cond.Status == opposite {
+				badStatus = opposite
+			}
+		}
+	}
+	sort.Slice(bad, func(i, j int) bool { return bad[i].Type < bad[j].Type })
+	switch {
+	case len(interesting) == 0:
+		return operatorv1.OperatorCondition{Type: conditionType, Status: operatorv1.ConditionUnknown, Reason: "NoData"}
+	case len(bad) == 0:
+		return operatorv1.OperatorCondition{Type: conditionType, Status: def, Reason: "AsExpected", Message: unionMessage(interesting)}
+	}
+	var reasons []string
+	for _, cond := range bad {
+		r := strings.TrimSuffix(cond.Type, conditionType)
+		if cond.Reason != "" {
+			r += "_" + cond.Reason
+		}
+		reasons = append(reasons, r)
+	}
+	return operatorv1.OperatorCondition{Type: conditionType, Status: badStatus, Reason: strings.Join(reasons, "::"), Message: unionMessage(bad)}
+}
+
+func unionMessage(conditions []operatorv1.OperatorCondition) string {
+	var lines []string
+	for _, cond := range conditions {
+		if cond.Message != "" {
+			lines = append(lines, cond.Type+": "+cond.Message)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// writeClusterOperator writes ClusterOperator storage's conditions, the unions of CSO's own (the CR
+// controller's from the ClusterCSIDriver's conditions, the deployment controller's), creating it when
+// it is missing; a condition's transition time changes only with its status.
+func (c *CSOStandIn) writeClusterOperator(ctx context.Context, driverConditions []operatorv1.OperatorCondition) error {
+	c.mu.Lock()
+	own := append(crConditions(driverConditions), c.depState.progressing, c.depState.degraded)
+	c.mu.Unlock()
+	var want []configv1.ClusterOperatorStatusCondition
+	for _, u := range []struct {
+		t   configv1.ClusterStatusConditionType
+		def operatorv1.ConditionStatus
+	}{{configv1.OperatorAvailable, operatorv1.ConditionTrue}, {configv1.OperatorProgressing, operatorv1.ConditionFalse},
+		{configv1.OperatorDegraded, operatorv1.ConditionFalse}, {configv1.OperatorUpgradeable, operatorv1.ConditionTrue}} {
+		var mine []operatorv1.OperatorCondition
+		for _, cond := range own {
+			if cond.Type != "" {
+				mine = append(mine, cond)
+			}
+		}
+		cond := unionCondition(string(u.t), u.def, mine)
+		want = append(want, configv1.ClusterOperatorStatusCondition{Type: u.t, Status: configv1.ConditionStatus(cond.Status),
+			Reason: cond.Reason, Message: cond.Message})
+	}
+	cos := c.w.ConfigV1.ConfigV1().ClusterOperators()
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		co, err := cos.Get(ctx, CSOClusterOperator, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			co, err = cos.Create(ctx, &configv1.ClusterOperator{ObjectMeta: metav1.ObjectMeta{Name: CSOClusterOperator}}, metav1.CreateOptions{})
+		}
+		if err != nil {
+			return err
+		}
+		changed := []string{}
+		for _, w := range want {
+			i := -1
+			for j := range co.Status.Conditions {
+				if co.Status.Conditions[j].Type == w.Type {
+					i = j
+				}
+			}
+			switch {
+			case i < 0:
+				w.LastTransitionTime = metav1.Now()
+				co.Status.Conditions = append(co.Status.Conditions, w)
+			case co.Status.Conditions[i].Status != w.Status:
+				w.LastTransitionTime = metav1.Now()
+				co.Status.Conditions[i] = w
+			case co.Status.Conditions[i].Reason != w.Reason || co.Status.Conditions[i].Message != w.Message:
+				w.LastTransitionTime = co.Status.Conditions[i].LastTransitionTime
+				co.Status.Conditions[i] = w
+			default:
+				continue
+			}
+			changed = append(changed, fmt.Sprintf("%s=%s (%s)", w.Type, w.Status, w.Reason))
+		}
+		if len(changed) == 0 {
+			return nil
+		}
+		if _, err := cos.UpdateStatus(ctx, co, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+		c.mu.Lock()
+		c.history = append(c.history, time.Now().Format("15:04:05.000")+" "+strings.Join(changed, ", "))
+		c.mu.Unlock()
+		return nil
+	})
+}
+
+// ---------------------------------------------------------------- helpers
+
+// resourceFor is the dynamic client of obj's kind, in its namespace when it has one.
+func (w *World) resourceFor(obj *unstructured.Unstructured) (interface {
+	Create(context.Context, *unstructured.Unstructured, metav1.CreateOptions, ...string) (*unstructured.Unstructured, error)
+	Update(context.Context, *unstructured.Unstructured, metav1.UpdateOptions, ...string) (*unstructured.Unstructured, error)
+	UpdateStatus(context.Context, *unstructured.Unstructured, metav1.UpdateOptions) (*unstructured.Unstructured, error)
+	Delete(context.Context, string, metav1.DeleteOptions, ...string) error
+	Get(context.Context, string, metav1.GetOptions, ...string) (*unstructured.Unstructured, error)
+	Patch(context.Context, string, types.PatchType, []byte, metav1.PatchOptions, ...string) (*unstructured.Unstructured, error)
+}, error) {
+	mapping, err := w.RESTMapping(obj.GroupVersionKind())
+	if err != nil {
+		return nil, err
+	}
+	return w.resource(snapshotKind{gvr: mapping.Resource, namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace}, obj.GetNamespace()), nil
+}
+
+func toUnstructured(obj any) (*unstructured.Unstructured, error) {
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(b); err != nil {
+		return nil, err
+	}
+	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	return u, nil
+}
+
+func withoutMeta(o *unstructured.Unstructured) *unstructured.Unstructured {
+	c := o.DeepCopy()
+	delete(c.Object, "metadata")
+	delete(c.Object, "status")
+	return c
+}
+
+func mergeMaps(base, over map[string]string) map[string]string {
+	if len(base) == 0 && len(over) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		out[k] = v
+	}
+	return out
+}
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// workloadUIDs are the ReplicaSets and Pods in the operator and operand namespaces now.
+func (w *World) workloadUIDs(ctx context.Context) (map[types.UID]bool, error) {
+	out := map[types.UID]bool{}
+	for _, ns := range []string{names.OperatorNamespace, names.OperandNamespace} {
+		rss, err := w.Kube.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		for _, rs := range rss.Items {
+			out[rs.UID] = true
+		}
+		pods, err := w.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range pods.Items {
+			out[p.UID] = true
+		}
+	}
+	return out, nil
+}
+
+// deleteWorkloadsSince deletes the ReplicaSets and Pods (at once) of the operator and operand
+// namespaces that are not in before.
+func (w *World) deleteWorkloadsSince(ctx context.Context, before map[types.UID]bool) error {
+	var errs []string
+	for _, ns := range []string{names.OperatorNamespace, names.OperandNamespace} {
+		rss, err := w.Kube.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		for _, rs := range rss.Items {
+			if !before[rs.UID] {
+				if err := w.Kube.AppsV1().ReplicaSets(ns).Delete(ctx, rs.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+					errs = append(errs, err.Error())
+				}
+			}
+		}
+		pods, err := w.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		for _, p := range pods.Items {
+			if !before[p.UID] {
+				err := w.Kube.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+				if err != nil && !apierrors.IsNotFound(err) {
+					errs = append(errs, err.Error())
+				}
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// BuildPredecessorStandIn builds test/predecessorstandin for generation "4.17" or "4.18" into path.
+func BuildPredecessorStandIn(path string, generation Predecessor) error {
+	cmd := exec.Command("go", "build", "-ldflags", "-X main.generation="+string(generation), "-o", path, "./test/predecessorstandin")
+	cmd.Dir = RepoRoot()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build ./test/predecessorstandin: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// InPodNamespace returns an executable in dir that runs binary with its arguments and
+// --namespace=namespace: what a library-go controllercmd process reads from the ServiceAccount
+// mount's namespace file in a pod (/var/run/secrets/kubernetes.io/serviceaccount/namespace), which
+// the pod runner does not write. For Deployments whose arguments name no namespace (CSO's).
+func InPodNamespace(dir, binary, namespace string) (string, error) {
+	path := filepath.Join(dir, filepath.Base(binary)+"-in-"+namespace)
+	script := fmt.Sprintf("#!/bin/sh\nexec %q \"$@\" --namespace=%q\n", binary, namespace)
+	return path, os.WriteFile(path, []byte(script), 0o755)
+}
+
+// IdleContainer returns an executable in dir that stands in for a container that runs and does
+// nothing else (it sleeps until it is signalled, whatever its arguments): for operand pods that only
+// need to be running and Ready.
+func IdleContainer(dir string) (string, error) {
+	path := filepath.Join(dir, "idle-container")
+	return path, os.WriteFile(path, []byte("#!/bin/sh\nexec sleep infinity\n"), 0o755)
+}
+
+// csoManilaAssets are CSO's objects for Manila per generation, as csioperatorclient's
+// StaticAssets, CRAsset and DeploymentAsset list them; written from
+// assets/csidriveroperators/openstack-manila/standalone/generated/ (main, bb8d2fd1) and
+// assets/csidriveroperators/manila/ (release-4.17, a039f8a2). The Service (main) carries service-ca's
+// annotation, so the world's service-ca stand-in issues manila-csi-driver-operator-serving-cert.
+var csoManilaAssets = map[CSOGeneration]string{
+	CSOMain: `
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: openshift-manila-csi-driver
+  annotations: {include.release.openshift.io/self-managed-high-availability: "true", openshift.io/node-selector: "", storage.openshift.io/remove-from: mgmt, workload.openshift.io/allowed: management}
+  labels: {pod-security.kubernetes.io/audit: privileged, pod-security.kubernetes.io/enforce: privileged, pod-security.kubernetes.io/warn: privileged}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: manila-csi-driver-operator, namespace: openshift-cluster-csi-drivers, annotations: {storage.openshift.io/remove-from: guest}}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: manila-csi-driver-operator-metrics
+  namespace: openshift-cluster-csi-drivers
+  annotations: {service.beta.openshift.io/serving-cert-secret-name: manila-csi-driver-operator-serving-cert, storage.openshift.io/remove-from: guest}
+  labels: {app: manila-csi-driver-operator}
+spec:
+  ports: [{name: https, port: 443, protocol: TCP, targetPort: 8443}]
+  selector: {name: manila-csi-driver-operator}
+  sessionAffinity: None
+  type: ClusterIP
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: manila-csi-driver-operator-role, namespace: openshift-cluster-csi-drivers, annotations: {storage.openshift.io/remove-from: guest}}
+rules:
+- {apiGroups: [""], resources: [pods, services, endpoints, events, configmaps, secrets], verbs: [get, list, watch, create, update, patch, delete]}
+- {apiGroups: [apps], resources: [deployments], verbs: [get, list, watch, create, update, patch, delete]}
+- {apiGroups: [monitoring.coreos.com], resources: [servicemonitors], verbs: [get, create, update, patch, delete]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: manila-csi-driver-operator-rolebinding, namespace: openshift-cluster-csi-drivers, annotations: {storage.openshift.io/remove-from: guest}}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: manila-csi-driver-operator-role}
+subjects: [{kind: ServiceAccount, name: manila-csi-driver-operator, namespace: openshift-cluster-csi-drivers}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: manila-csi-driver-operator-clusterrole, annotations: {storage.openshift.io/remove-from: mgmt}}
+rules:` + csoClusterRoleRules + `
+- {apiGroups: [config.openshift.io], resources: [infrastructures, proxies, apiservers], verbs: [get, list, watch]}
+- {apiGroups: [operator.openshift.io], resources: [clustercsidrivers, clustercsidrivers/status], verbs: [get, list, watch, create, update, patch, delete]}
+- {apiGroups: [authentication.k8s.io], resources: [tokenreviews], verbs: [create]}
+- {apiGroups: [monitoring.coreos.com], resources: [servicemonitors], verbs: [get, create, update, patch, delete]}
+- {apiGroups: [""], resources: [services], verbs: [get, list, watch, create, update, patch, delete]}
+- {apiGroups: [""], resources: [pods, endpoints], verbs: [get, list, watch]}
+- {apiGroups: [discovery.k8s.io], resources: [endpointslices], verbs: [get, list, watch]}
+- {apiGroups: [policy], resources: [poddisruptionbudgets], verbs: [get, list, watch, create, update, patch, delete]}
+- {apiGroups: [networking.k8s.io], resources: [networkpolicies], verbs: [watch, list, get, create, delete, patch, update]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: manila-csi-driver-operator-clusterrolebinding, annotations: {storage.openshift.io/remove-from: mgmt}}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: manila-csi-driver-operator-clusterrole}
+subjects: [{kind: ServiceAccount, name: manila-csi-driver-operator, namespace: openshift-cluster-csi-drivers}]
+---
+apiVersion: operator.openshift.io/v1
+kind: ClusterCSIDriver
+metadata: {name: manila.csi.openstack.org, annotations: {storage.openshift.io/remove-from: mgmt}}
+spec: {logLevel: Normal, managementState: Managed, operatorLogLevel: Normal}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: manila-csi-driver-operator
+  namespace: openshift-cluster-csi-drivers
+  annotations: {config.openshift.io/inject-proxy: manila-csi-driver-operator, storage.openshift.io/remove-from: guest}
+spec:
+  replicas: 1
+  selector: {matchLabels: {name: manila-csi-driver-operator}}
+  strategy: {}
+  template:
+    metadata:
+      annotations: {openshift.io/required-scc: restricted-v2, target.workload.openshift.io/management: '{"effect": "PreferredDuringScheduling"}'}
+      labels:
+        name: manila-csi-driver-operator
+        openshift.storage.network-policy.all-egress: allow
+        openshift.storage.network-policy.api-server: allow
+        openshift.storage.network-policy.dns: allow
+        openshift.storage.network-policy.operator-metrics-range: allow
+    spec:
+      containers:
+      - name: manila-csi-driver-operator
+        image: ${OPERATOR_IMAGE}
+        imagePullPolicy: IfNotPresent
+        args: [start, -v=${LOG_LEVEL}, --config=/var/run/configmaps/config/config.yaml, --terminate-on-files=/var/run/configmaps/config/config.yaml]
+        env:` + csoOperatorEnv + `
+        ports: [{containerPort: 8443, name: metrics, protocol: TCP}]
+        resources: {requests: {cpu: 10m, memory: 50Mi}}
+        securityContext: {allowPrivilegeEscalation: false, capabilities: {drop: [ALL]}, readOnlyRootFilesystem: true}
+        terminationMessagePolicy: FallbackToLogsOnError
+        volumeMounts:
+        - {mountPath: /etc/openstack, name: cloud-credentials, readOnly: true}
+        - {mountPath: /etc/openstack-ca, name: legacy-cacert, readOnly: true}
+        - {mountPath: /tmp, name: tmp}
+        - {mountPath: /var/run/secrets/serving-cert, name: serving-cert}
+        - {mountPath: /var/run/configmaps/config, name: operator-config}
+      nodeSelector: {node-role.kubernetes.io/master: ""}
+      priorityClassName: system-cluster-critical
+      securityContext: {runAsNonRoot: true, seccompProfile: {type: RuntimeDefault}}
+      serviceAccountName: manila-csi-driver-operator
+      tolerations:
+      - {key: CriticalAddonsOnly, operator: Exists}
+      - {effect: NoSchedule, key: node-role.kubernetes.io/master, operator: Exists}
+      volumes:
+      - name: legacy-cacert
+        configMap: {name: cloud-provider-config, optional: true, items: [{key: ca-bundle.pem, path: ca-bundle.pem}]}
+      - name: cloud-credentials
+        projected:
+          sources:
+          - secret: {name: openstack-cloud-credentials, optional: true, items: [{key: cacert, path: ca.crt}]}
+          - secret: {name: openstack-cloud-credentials, items: [{key: clouds.yaml, path: clouds.yaml}]}
+      - {name: tmp, emptyDir: {medium: Memory}}
+      - {name: serving-cert, secret: {defaultMode: 420, secretName: manila-csi-driver-operator-serving-cert}}
+      - {name: operator-config, configMap: {name: manila-csi-driver-operator-config}}
+`,
+	CSO417: `
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: openshift-manila-csi-driver
+  annotations: {include.release.openshift.io/self-managed-high-availability: "true", openshift.io/node-selector: "", workload.openshift.io/allowed: management}
+  labels: {pod-security.kubernetes.io/enforce: privileged, pod-security.kubernetes.io/audit: privileged, pod-security.kubernetes.io/warn: privileged}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: manila-csi-driver-operator, namespace: openshift-cluster-csi-drivers}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: manila-csi-driver-operator-role, namespace: openshift-cluster-csi-drivers}
+rules:
+- {apiGroups: [""], resources: [pods, services, endpoints, persistentvolumeclaims, events, configmaps, secrets], verbs: [get, list, watch, create, update, patch, delete]}
+- {apiGroups: [""], resources: [namespaces], verbs: [get]}
+- {apiGroups: [apps], resources: [deployments, daemonsets, replicasets, statefulsets], verbs: [get, list, watch, create, update, patch, delete]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: manila-csi-driver-operator-rolebinding, namespace: openshift-cluster-csi-drivers}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: manila-csi-driver-operator-role}
+subjects: [{kind: ServiceAccount, name: manila-csi-driver-operator, namespace: openshift-cluster-csi-drivers}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: manila-csi-driver-operator-clusterrole}
+rules:` + csoClusterRoleRules + `
+- {apiGroups: [csi.openshift.io], resources: ["*"], verbs: [get, list, watch, create, update, patch, delete]}
+- {apiGroups: [config.openshift.io], resources: [infrastructures, proxies, apiservers], verbs: [get, list, watch]}
+- {apiGroups: [operator.openshift.io], resources: [clustercsidrivers, clustercsidrivers/status], verbs: [get, list, watch, create, update, patch, delete]}
+- {apiGroups: [authentication.k8s.io], resources: [tokenreviews], verbs: [create]}
+- {apiGroups: [monitoring.coreos.com], resources: [servicemonitors], verbs: [get, create, update, patch, delete]}
+- {apiGroups: [""], resources: [services], verbs: [get, list, watch, create, update, patch, delete]}
+- {apiGroups: [""], resources: [pods, endpoints], verbs: [get, list, watch]}
+- {apiGroups: [policy], resources: [poddisruptionbudgets], verbs: [get, list, watch, create, update, patch, delete]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: manila-csi-driver-operator-clusterrolebinding}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: manila-csi-driver-operator-clusterrole}
+subjects: [{kind: ServiceAccount, name: manila-csi-driver-operator, namespace: openshift-cluster-csi-drivers}]
+---
+apiVersion: operator.openshift.io/v1
+kind: ClusterCSIDriver
+metadata: {name: manila.csi.openstack.org}
+spec: {managementState: Managed, logLevel: Normal, operatorLogLevel: Normal}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: manila-csi-driver-operator
+  namespace: openshift-cluster-csi-drivers
+  annotations: {config.openshift.io/inject-proxy: manila-csi-driver-operator}
+spec:
+  replicas: 1
+  selector: {matchLabels: {name: manila-csi-driver-operator}}
+  strategy: {}
+  template:
+    metadata:
+      annotations: {target.workload.openshift.io/management: '{"effect": "PreferredDuringScheduling"}'}
+      labels: {name: manila-csi-driver-operator}
+    spec:
+      containers:
+      - name: manila-csi-driver-operator
+        image: ${OPERATOR_IMAGE}
+        imagePullPolicy: IfNotPresent
+        args: [start, -v=${LOG_LEVEL}]
+        env:` + csoOperatorEnv + `
+        volumeMounts:
+        - {name: cacert, mountPath: /etc/openstack-ca/}
+        - {name: cloud-credentials, mountPath: /etc/openstack/}
+        resources: {requests: {memory: 50Mi, cpu: 10m}}
+        terminationMessagePolicy: FallbackToLogsOnError
+      priorityClassName: system-cluster-critical
+      serviceAccountName: manila-csi-driver-operator
+      nodeSelector: {node-role.kubernetes.io/master: ""}
+      tolerations:
+      - {key: CriticalAddonsOnly, operator: Exists}
+      - {key: node-role.kubernetes.io/master, operator: Exists, effect: NoSchedule}
+      volumes:
+      - name: cacert
+        configMap: {name: cloud-provider-config, optional: true, items: [{key: ca-bundle.pem, path: ca-bundle.pem}]}
+      - name: cloud-credentials
+        secret: {secretName: manila-cloud-credentials, optional: false}
+`,
+}
+
+// csoClusterRoleRules are the rules both generations' ClusterRole starts with.
+const csoClusterRoleRules = `
+- {apiGroups: [security.openshift.io], resourceNames: [privileged], resources: [securitycontextconstraints], verbs: [use]}
+- {apiGroups: [""], resources: [configmaps], verbs: [watch, list, get, create, delete, patch, update]}
+- {apiGroups: [rbac.authorization.k8s.io], resources: [clusterroles, clusterrolebindings, roles, rolebindings], verbs: [watch, list, get, create, delete, patch, update]}
+- {apiGroups: [""], resources: [serviceaccounts], verbs: [get, list, watch, create, update, patch, delete]}
+- {apiGroups: [apiextensions.k8s.io], resources: [customresourcedefinitions], verbs: [get, list, create, watch, delete]}
+- {apiGroups: [coordination.k8s.io], resources: [leases], verbs: [get, list, watch, create, update, patch, delete]}
+- {apiGroups: [""], resources: [nodes], verbs: [get, list, watch, create, update, patch, delete]}
+- {apiGroups: [""], resources: [secrets], verbs: [get, list, watch, create, patch, update]}
+- {apiGroups: [""], resources: [namespaces], verbs: [get, list, watch, create, patch, delete, update]}
+- {apiGroups: [""], resources: [persistentvolumes], verbs: [create, delete, list, get, watch, update, patch]}
+- {apiGroups: [""], resources: [persistentvolumeclaims], verbs: [get, list, watch, update]}
+- {apiGroups: [""], resources: [persistentvolumeclaims/status], verbs: [patch, update]}
+- {apiGroups: [apps], resources: [deployments, daemonsets, replicasets, statefulsets], verbs: [get, list, watch, create, update, patch, delete]}
+- {apiGroups: [storage.k8s.io], resources: [volumeattachments], verbs: [get, list, watch, update, delete, create, patch]}
+- {apiGroups: [snapshot.storage.k8s.io], resources: [volumesnapshotcontents/status], verbs: [update, patch]}
+- {apiGroups: [storage.k8s.io], resources: [storageclasses, csinodes], verbs: [create, get, list, watch, update, delete]}
+- {apiGroups: ["*"], resources: [events], verbs: [get, patch, create, list, watch, update, delete]}
+- {apiGroups: [snapshot.storage.k8s.io], resources: [volumesnapshotclasses], verbs: [get, list, watch, create, update, delete]}
+- {apiGroups: [snapshot.storage.k8s.io], resources: [volumesnapshotcontents], verbs: [create, get, list, watch, update, delete, patch]}
+- {apiGroups: [snapshot.storage.k8s.io], resources: [volumesnapshots], verbs: [get, list, watch, update, patch]}
+- {apiGroups: [snapshot.storage.k8s.io], resources: [volumesnapshots/status], verbs: [patch]}
+- {apiGroups: [storage.k8s.io], resources: [csidrivers], verbs: [create, get, list, watch, update, delete]}`
+
+// csoOperatorEnv is the operator container's environment in both generations.
+const csoOperatorEnv = `
+        - {name: DRIVER_IMAGE, value: "${DRIVER_IMAGE}"}
+        - {name: NFS_DRIVER_IMAGE, value: "${NFS_DRIVER_IMAGE}"}
+        - {name: PROVISIONER_IMAGE, value: "${PROVISIONER_IMAGE}"}
+        - {name: ATTACHER_IMAGE, value: "${ATTACHER_IMAGE}"}
+        - {name: RESIZER_IMAGE, value: "${RESIZER_IMAGE}"}
+        - {name: SNAPSHOTTER_IMAGE, value: "${SNAPSHOTTER_IMAGE}"}
+        - {name: NODE_DRIVER_REGISTRAR_IMAGE, value: "${NODE_DRIVER_REGISTRAR_IMAGE}"}
+        - {name: LIVENESS_PROBE_IMAGE, value: "${LIVENESS_PROBE_IMAGE}"}
+        - {name: KUBE_RBAC_PROXY_IMAGE, value: "${KUBE_RBAC_PROXY_IMAGE}"}
+        - name: POD_NAME
+          valueFrom: {fieldRef: {fieldPath: metadata.name}}`
+
+// CSOStandInImages are the images the stand-in's Deployment names besides the operator's, for a pod
+// runner's image map: what the operator puts into the operand's pods.
+func CSOStandInImages() []string {
+	var out []string
+	for _, n := range []string{"csi-driver-manila", "csi-driver-nfs", "csi-external-provisioner", "csi-external-attacher",
+		"csi-external-resizer", "csi-external-snapshotter", "csi-node-driver-registrar", "csi-livenessprobe", "kube-rbac-proxy"} {
+		out = append(out, "registry.test/openshift/"+n+":"+csoStandInVersion)
+	}
+	return out
+}
