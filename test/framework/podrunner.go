@@ -1254,6 +1254,10 @@ func (c *containerRun) command(root *podRoot, kubeconfig string) (*exec.Cmd, err
 		}
 	}
 	if !hasTMPDIR {
+		// Without TMPDIR a process writes to /tmp: the container's volume mounted there, if any.
+		if mapped := root.hostPath(c.spec, "/tmp"); mapped != "/tmp" {
+			tmp = mapped
+		}
 		env = append(env, "TMPDIR="+tmp)
 	}
 	env = append(env, "HOSTNAME="+c.pw.name)

@@ -209,6 +209,7 @@ func csoImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predece
 		}
 		return nil
 	})
+	waitForPodLog(t, runner, restarted, "Starting the Manila CSI driver controllers", 2)
 	waitForOursLeads(t, p, types)
 	waitForSteadyOperand(t, "after the SIGKILL", true)
 
