@@ -194,22 +194,24 @@ func csoImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predece
 	restarted := waitForCSOOperatorPod(t, framework.ImageOurOperator, oursPod)
 	waitForOnlyCSOOperatorPods(t, framework.ImageOurOperator)
 	waitForPodLog(t, runner, restarted, "successfully acquired lease", 1)
+	waitForPodLog(t, runner, restarted, "Starting the Manila CSI driver controllers", 1)
 	waitForOursLeads(t, p, types)
 	waitForSteadyOperand(t, "after the graceful restart", true)
 
 	// A SIGKILL: the container restarts in the same pod and takes the lease once the dead process's
 	// runs out (library-go's 137 s).
+	logged := func(substr string) int { return strings.Count(strings.ToLower(runner.Log(restarted)), strings.ToLower(substr)) }
+	leases, starts := logged("successfully acquired lease"), logged("Starting the Manila CSI driver controllers")
 	if err := runner.Kill(restarted); err != nil {
 		t.Fatal(err)
 	}
-	waitForPodLog(t, runner, restarted, "attempting to acquire leader lease", 2)
 	framework.Eventually(t, 4*time.Minute, "the restarted process leading", func(context.Context) error {
-		if got := strings.Count(strings.ToLower(runner.Log(restarted)), "successfully acquired lease"); got < 2 {
+		if got := logged("successfully acquired lease"); got <= leases {
 			return fmt.Errorf("pod %s acquired the lease %d times", restarted, got)
 		}
 		return nil
 	})
-	waitForPodLog(t, runner, restarted, "Starting the Manila CSI driver controllers", 2)
+	waitForPodLog(t, runner, restarted, "Starting the Manila CSI driver controllers", starts+1)
 	waitForOursLeads(t, p, types)
 	waitForSteadyOperand(t, "after the SIGKILL", true)
 
