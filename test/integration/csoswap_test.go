@@ -200,7 +200,9 @@ func csoImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predece
 
 	// A SIGKILL: the container restarts in the same pod and takes the lease once the dead process's
 	// runs out (library-go's 137 s).
-	logged := func(substr string) int { return strings.Count(strings.ToLower(runner.Log(restarted)), strings.ToLower(substr)) }
+	logged := func(substr string) int {
+		return strings.Count(strings.ToLower(runner.Log(restarted)), strings.ToLower(substr))
+	}
 	leases, starts := logged("successfully acquired lease"), logged("Starting the Manila CSI driver controllers")
 	if err := runner.Kill(restarted); err != nil {
 		t.Fatal(err)
