@@ -7,9 +7,7 @@ import (
 	"io"
 	"os"
 
-	configv1 "github.com/openshift/api/config/v1"
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/rest"
 	"k8s.io/component-base/cli"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -46,9 +44,12 @@ func newStartCommand() *cobra.Command {
 	config := controllercmd.NewControllerCommandConfig(
 		names.OperatorName,
 		version.Get(),
-		opts.Run,
+		opts.RunElected,
 		clock.RealClock{},
 	)
+	// The operator elects itself (operator.Election): controllercmd's election ends the process right
+	// after the lease is released, leaving no time to hand the ClusterCSIDriver over.
+	config.DisableLeaderElection = true
 	cmd := config.NewCommandWithContext(context.Background())
 	cmd.Use = "start"
 	cmd.Short = "Start the operator"
@@ -61,18 +62,8 @@ func newStartCommand() *cobra.Command {
 		// probes (always allowed) without the request-header CA. Bearer tokens would still be reviewed;
 		// nothing scrapes a hosted operator's metrics (docs/hosted.md).
 		config.SkipInClusterAuthenticationLookup = opts.GuestKubeconfig != ""
-		if opts.GuestKubeconfig != "" {
-			// Nor may it read the management cluster's Infrastructure, whose topology sets the lease
-			// timings: a management cluster that runs hosted control planes is highly available.
-			config.WithTopologyDetector(highlyAvailable{})
-		}
 		return cert.apply(cmd, os.TempDir())
 	}
-	// Zero keeps library-go's defaults (137 s, 107 s, 26 s): a replacement for a killed process waits
-	// up to 163 s for its lease. Single-node clusters lengthen them; tests shorten them.
-	cmd.Flags().DurationVar(&config.LeaseDuration.Duration, "leader-election-lease-duration", 0, "how long a leader's lease lasts without renewal (0: library-go's default)")
-	cmd.Flags().DurationVar(&config.RenewDeadline.Duration, "leader-election-renew-deadline", 0, "how long the leader keeps trying to renew (0: library-go's default)")
-	cmd.Flags().DurationVar(&config.RetryPeriod.Duration, "leader-election-retry-period", 0, "how often candidates try to acquire the lease (0: library-go's default)")
 	return cmd
 }
 
@@ -170,11 +161,4 @@ func newRenderCommand(exit func(int)) *cobra.Command {
 		return err
 	})
 	return cmd
-}
-
-// highlyAvailable is controllercmd's topology detector of a hosted operator (see newStartCommand).
-type highlyAvailable struct{}
-
-func (highlyAvailable) DetectTopology(context.Context, *rest.Config) (configv1.TopologyMode, error) {
-	return configv1.HighlyAvailableTopologyMode, nil
 }

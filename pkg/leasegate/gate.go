@@ -55,11 +55,11 @@ func New(kube kubernetes.Interface, namespace string, clk clock.PassiveClock) *G
 	return g
 }
 
-// Start starts the informers and waits for their caches; false if stop closed first.
-func (g *Gate) Start(stop <-chan struct{}) bool {
+// Start starts the informers until stop closes and waits for their caches; false if wait closed first.
+func (g *Gate) Start(stop, wait <-chan struct{}) bool {
 	for _, f := range g.factories {
 		f.Start(stop)
-		for _, synced := range f.WaitForCacheSync(stop) {
+		for _, synced := range f.WaitForCacheSync(wait) {
 			if !synced {
 				return false
 			}

@@ -49,15 +49,23 @@ func TestGateFollowsTheLeases(t *testing.T) {
 	old := predecessor.CSIDriverManilaOperator.Lease
 	kube := fake.NewSimpleClientset(lease(old, "old-pod", time.Now(), 137))
 	g := New(kube, "ns", clock.RealClock{})
-	if !g.Start(ctx.Done()) {
+	if !g.Start(ctx.Done(), ctx.Done()) {
 		t.Fatal("caches did not sync")
 	}
 	if h, held := g.Held(); !held || h.Identity != "old-pod" || h.Generation.Lease != old {
 		t.Fatalf("Held = %+v, %v; want old-pod's lease", h, held)
 	}
-	var long []Holder
+	long := make(chan Holder, 2)
 	done := make(chan error, 1)
-	go func() { done <- g.WaitFree(ctx, 0, func(h Holder) { long = append(long, h) }) }()
+	go func() { done <- g.WaitFree(ctx, 0, func(h Holder) { long <- h }) }()
+	select {
+	case h := <-long:
+		if h.Identity != "old-pod" {
+			t.Errorf("onLong named %+v, want old-pod", h)
+		}
+	case <-ctx.Done():
+		t.Fatal("onLong was not called while the lease was held")
+	}
 	released := lease(old, "", time.Now(), 1)
 	if _, err := kube.CoordinationV1().Leases("ns").Update(ctx, released, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
@@ -65,8 +73,8 @@ func TestGateFollowsTheLeases(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("WaitFree: %v", err)
 	}
-	if len(long) != 1 || long[0].Identity != "old-pod" {
-		t.Errorf("onLong calls %+v, want one naming old-pod", long)
+	if len(long) != 0 {
+		t.Errorf("onLong called %d more times, want once", len(long))
 	}
 	newer := predecessor.CSIOperator.Lease
 	if _, err := kube.CoordinationV1().Leases("ns").Create(ctx, lease(newer, "rollback-pod", time.Now(), 137), metav1.CreateOptions{}); err != nil {

@@ -40,12 +40,20 @@ type Options struct {
 	// PredecessorLeaseDegraded: longer than a graceful handover (the old pod releases its lease when
 	// stopped) and than library-go's longest non-graceful one (163 s, the lease running out).
 	PredecessorGrace time.Duration
+	// Election is the start command's leader election (RunElected).
+	Election Election
+	// HandOverWait is how long a stopping process waits for whoever leads next, to hand the
+	// ClusterCSIDriver back to a predecessor (0: it returns at once, as the in-process tests run it).
+	// Below the pod's 30 s grace period.
+	HandOverWait time.Duration
+	// identity is this process's holder identity in the operator's lease (RunElected).
+	identity string
 }
 
 // DefaultOptions polls every 60 s and re-reads the catalog every 10 minutes.
 func DefaultOptions() *Options {
 	return &Options{PollInterval: time.Minute, SecretGrace: 30 * time.Second, CatalogRefresh: 10 * time.Minute,
-		RequestTimeout: 30 * time.Second, PredecessorGrace: 3 * time.Minute}
+		RequestTimeout: 30 * time.Second, PredecessorGrace: 3 * time.Minute, HandOverWait: 20 * time.Second}
 }
 
 // AddFlags binds the options to the start command's flags.
@@ -54,6 +62,13 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		"How often to ask Manila for its share types (at least 5s).")
 	fs.DurationVar(&o.RequestTimeout, "openstack-request-timeout", o.RequestTimeout,
 		"How long one request to Keystone or Manila may take before the poll fails (0: 30s).")
+	// Zero keeps library-go's defaults (137 s, 107 s, 26 s; longer on a single-node control plane): a
+	// replacement for a killed process waits up to 163 s for its lease. Tests shorten them.
+	fs.DurationVar(&o.Election.LeaseDuration, "leader-election-lease-duration", 0, "how long a leader's lease lasts without renewal (0: library-go's default)")
+	fs.DurationVar(&o.Election.RenewDeadline, "leader-election-renew-deadline", 0, "how long the leader keeps trying to renew (0: library-go's default)")
+	fs.DurationVar(&o.Election.RetryPeriod, "leader-election-retry-period", 0, "how often candidates try to acquire the lease (0: library-go's default)")
+	fs.DurationVar(&o.HandOverWait, "hand-over-wait", o.HandOverWait,
+		"How long a stopping operator waits for the next leader, to hand the ClusterCSIDriver back to OpenShift's previous Manila operator.")
 	fs.DurationVar(&o.PredecessorGrace, "predecessor-grace", o.PredecessorGrace,
 		"How long OpenShift's previous Manila operator may keep leading before PredecessorLeaseDegraded.")
 	fs.StringVar(&o.GuestKubeconfig, "guest-kubeconfig", o.GuestKubeconfig,

@@ -53,6 +53,12 @@ func Run(ctx context.Context, cc *controllercmd.ControllerContext) error {
 // always unmount their volumes; that Manila was found is kept in the state ConfigMap, so a new
 // process starts them at once.
 func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) error {
+	return o.run(ctx, ctx, cc)
+}
+
+// run is Run while leading ends when this process stops leading (stop ends when the process stops):
+// with HandOverWait set, a stopping process hands the ClusterCSIDriver over before it returns.
+func (o *Options) run(ctx, stop context.Context, cc *controllercmd.ControllerContext) error {
 	s, err := o.settings()
 	if err != nil {
 		return err
@@ -71,7 +77,10 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 	}
 	// The predecessors' leaders hold leases of their own: this operator leads only while none does.
 	gate := leasegate.New(c.mgmtKube, cc.OperatorNamespace, c.clock)
-	if !gate.Start(ctx.Done()) {
+	// The gate outlives ctx: the hand-over watches the leases after this process stopped leading.
+	gateCtx, stopGate := context.WithCancel(context.Background())
+	defer stopGate()
+	if !gate.Start(gateCtx.Done(), ctx.Done()) {
 		return nil // stopped before the caches synced
 	}
 	if err := o.awaitPredecessors(ctx, c, gate); err != nil {
@@ -82,7 +91,12 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 	if err := o.lead(leading, cc, s, c, guest); err != nil {
 		return err
 	}
-	return o.yieldToPredecessors(ctx, c, gate, stopLeading)
+	err = o.yieldToPredecessors(ctx, c, gate, stopLeading)
+	if err == nil && stop.Err() != nil && o.HandOverWait > 0 {
+		stopLeading()
+		o.handOver(c, gate)
+	}
+	return err
 }
 
 // lead starts the informers and controllers, which run until ctx ends.

@@ -35,9 +35,10 @@ var (
 	}
 	// CSIOperator is openshift/csi-operator's openstack-manila driver, OpenShift 4.18 and newer.
 	CSIOperator = Generation{
-		Name:     "csi-operator's openstack-manila-csi-driver-operator (OpenShift 4.18 and newer)",
-		Lease:    "openstack-manila-csi-driver-operator-lock",
-		owners:   []string{"CSIController", "StarterController", "ManagementState", "ConfigObservation"},
+		Name:  "csi-operator's openstack-manila-csi-driver-operator (OpenShift 4.18 and newer)",
+		Lease: "openstack-manila-csi-driver-operator-lock",
+		owners: []string{"CSIController", "StarterController", "ManagementState", "ConfigObservation",
+			"NFSDriverNodeServiceController", "VolumeSnapshotClassController", "ResourceSyncController"},
 		prefixes: []string{"OpenStackManila"},
 	}
 	// All are every generation, oldest first.

@@ -94,6 +94,8 @@ func OperatorOptions() (*operator.Options, *RequestCounter) {
 	opts := operator.DefaultOptions()
 	opts.PollInterval = PollInterval
 	opts.SecretGrace = 3 * time.Second
+	// Stopping an in-process operator returns at once; the hand-over is the binary's (TestCSOImageSwap).
+	opts.HandOverWait = 0
 	opts.OpenStackTransport = counter.Wrap
 	opts.Getenv = func(name string) string { return TestImages[name] }
 	return opts, counter
