@@ -187,8 +187,13 @@ func predecessorAvailable(p framework.Predecessor) operatorv1.OperatorCondition 
 // too (docs/conditions.md): after a hand-back these may stay, the predecessor keeps them up to date.
 func predecessorWrites(p framework.Predecessor, conditionType string) bool {
 	if p == framework.Predecessor418 {
-		return strings.HasPrefix(conditionType, "OpenStackManila") || strings.HasPrefix(conditionType, "ManagementState") ||
-			strings.HasPrefix(conditionType, "ConfigObservation")
+		for _, prefix := range []string{"OpenStackManila", "ManagementState", "ConfigObservation", "NFSDriverNodeServiceController",
+			"VolumeSnapshotClassController", "ResourceSyncController", "CSIController"} {
+			if strings.HasPrefix(conditionType, prefix) {
+				return true
+			}
+		}
+		return false
 	}
 	for _, owner := range []string{"ManilaController", "ManilaDriverControllerServiceController", "ManilaDriverNodeServiceController",
 		"NFSDriverNodeServiceController", "ManagementState", "ConfigObservation", "SecretSync"} {
