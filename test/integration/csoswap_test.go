@@ -26,6 +26,7 @@ import (
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/operator"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/predecessor"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
@@ -186,6 +187,7 @@ func csoImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predece
 	}
 	waitForSteadyOperand(t, "after the takeover", true)
 	onePDBAndEviction(t, "after the takeover")
+	networkPoliciesAsCSOAllows(t, gen)
 
 	// A graceful restart: the pod deleted, the ReplicaSet's new pod takes the released lease.
 	if err := world.Kube.CoreV1().Pods(names.OperatorNamespace).Delete(ctx, oursPod, metav1.DeleteOptions{}); err != nil {
@@ -680,5 +682,23 @@ func dumpOperatorLogsOnFailure(t *testing.T, runner *framework.PodRunner) {
 			_ = os.WriteFile(filepath.Join(dir, rec.Name+".log"), []byte(runner.Log(rec.Name)), 0o644)
 		}
 		t.Logf("the operator pods' logs are in %s", dir)
+	})
+}
+
+// networkPoliciesAsCSOAllows: under CSO main's role the operand namespace gets its network policies;
+// under release-4.17's, which grants none, a condition names the missing verbs and nothing is Degraded
+// (the swap's watch fails on any Degraded).
+func networkPoliciesAsCSOAllows(t *testing.T, gen framework.CSOGeneration) {
+	t.Helper()
+	if gen == framework.CSO417 {
+		cond := world.WaitForCondition(t, operator.NetworkPoliciesUnapplied, operatorv1.ConditionTrue)
+		if cond.Reason != operator.ReasonMissingRight || !strings.Contains(cond.Message, "networkpolicies") {
+			t.Errorf("%s: %s %q, want the missing right named", cond.Type, cond.Reason, cond.Message)
+		}
+		return
+	}
+	framework.Eventually(t, framework.DefaultTimeout, "the operand namespace's default-deny NetworkPolicy", func(ctx context.Context) error {
+		_, err := world.Kube.NetworkingV1().NetworkPolicies(names.OperandNamespace).Get(ctx, "default-deny", metav1.GetOptions{})
+		return err
 	})
 }
