@@ -62,6 +62,17 @@ func newStartCommand() *cobra.Command {
 		// probes (always allowed) without the request-header CA. Bearer tokens would still be reviewed;
 		// nothing scrapes a hosted operator's metrics (docs/hosted.md).
 		config.SkipInClusterAuthenticationLookup = opts.GuestKubeconfig != ""
+		if path, _ := cmd.Flags().GetString("config"); path != "" {
+			if err := checkGenericConfig(path); err != nil {
+				// Served with library-go's defaults instead; --terminate-on-files still restarts the
+				// process once the file is fixed.
+				opts.ServingConfigProblem = fmt.Sprintf("--config file %s: %v", path, err)
+				klog.Errorf("%s: running without it", opts.ServingConfigProblem)
+				if err := cmd.Flags().Set("config", ""); err != nil {
+					return err
+				}
+			}
+		}
 		return cert.apply(cmd, os.TempDir())
 	}
 	return cmd

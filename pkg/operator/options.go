@@ -46,6 +46,9 @@ type Options struct {
 	// ClusterCSIDriver back to a predecessor (0: it returns at once, as the in-process tests run it).
 	// Below the pod's 30 s grace period.
 	HandOverWait time.Duration
+	// ServingConfigProblem says what is wrong with the start command's --config file (cluster-storage-
+	// operator's GenericOperatorConfig), which was then left out; reported as ServingConfigDegraded.
+	ServingConfigProblem string
 	// identity is this process's holder identity in the operator's lease (RunElected).
 	identity string
 }

@@ -153,6 +153,7 @@ func (o *Options) lead(ctx context.Context, cc *controllercmd.ControllerContext,
 		mountInformers = append(mountInformers, hooks.Events(stateConfigMaps.Informer(), hooks.Named(state.ConfigMapName)),
 			hooks.Events(controllerConfigMaps.Informer(), hooks.Named(names.CloudCAConfigMap)))
 	}
+	o.reportServingConfig(ctx, c)
 	var missingRights []string
 	if !layout.Hosted {
 		if missingRights, err = missingNetworkPolicyRights(ctx, c.kube); err != nil {
@@ -267,5 +268,5 @@ var conditionOwners = []string{
 	manila.ControllerName, secretsync.ControllerName, configcheck.ControllerName, storageclasses.ControllerName,
 	runtimeconfig.ControllerName, workloadselector.ControllerName, staticResourcesController, controllerServiceController,
 	nodeServiceController, nfsNodeServiceController, controlPlaneStaticResourcesController, volumeSnapshotClassController,
-	serviceMonitorController, retiredResourcesController, networkPoliciesController, predecessorLeaseOwner, "ManagementState", "ConfigObservation",
+	serviceMonitorController, retiredResourcesController, networkPoliciesController, predecessorLeaseOwner, servingConfigOwner, "ManagementState", "ConfigObservation",
 }

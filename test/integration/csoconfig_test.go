@@ -19,6 +19,7 @@ import (
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/configcheck"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/operator"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
@@ -102,4 +103,32 @@ func TestBinaryUnderCSOsGenericOperatorConfig(t *testing.T) {
 	case <-time.After(framework.DefaultTimeout):
 		t.Errorf("the operator kept running %s after its --terminate-on-files file changed", framework.DefaultTimeout)
 	}
+}
+
+// An unparseable GenericOperatorConfig (a broken cluster-storage-operator): the operator runs without
+// it and says so, instead of exiting before it can (controllercmd's behaviour), and manages the cluster.
+func TestBinaryWithUnparseableCSOConfig(t *testing.T) {
+	world.ResetOperand(t)
+	world.ResetStorageClasses(t)
+	configFile := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(configFile, []byte("apiVersion: [\n  secretish: {\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	createShareType(t, framework.ShareTypeSpec{Name: "cso_broken"})
+	world.CreateClusterCSIDriver(t, operatorv1.Managed)
+	run := startBinaryWith(t, operatorBinary(t), func(args []string) []string {
+		var out []string
+		for _, a := range args {
+			if !strings.HasPrefix(a, "--tls-cert-file") && !strings.HasPrefix(a, "--tls-private-key-file") {
+				out = append(out, a)
+			}
+		}
+		return append(out, "--config="+configFile, "--terminate-on-files="+configFile)
+	})
+	run.waitHealthy(t)
+	cond := world.WaitForCondition(t, operator.ServingConfigDegraded, operatorv1.ConditionTrue)
+	if !strings.Contains(cond.Message, configFile) || !strings.Contains(cond.Message, "not YAML") || strings.Contains(cond.Message, "secretish") {
+		t.Errorf("%s: %q, want the file named, what is wrong, and nothing of its content", cond.Type, cond.Message)
+	}
+	world.WaitForStorageClass(t, "csi-manila-cso-broken", func(*storagev1.StorageClass) error { return nil })
 }
