@@ -41,9 +41,7 @@ var errPredecessorLetGo = errors.New("a predecessor that led in this operator's 
 // its lease longer than PredecessorGrace is reported as PredecessorLeaseDegraded=True naming the
 // lease and its holder, cleared as soon as it lets go.
 func (o *Options) awaitPredecessors(ctx context.Context, c *clients, gate *leasegate.Gate) error {
-	reported := false
 	err := gate.WaitFree(ctx, o.PredecessorGrace, func(h leasegate.Holder) {
-		reported = true
 		msg := h.Describe(gate.Namespace()) + ": this operator manages nothing until that leader stops."
 		klog.Warning(msg)
 		err := setCondition(ctx, c, operatorv1.OperatorCondition{Type: PredecessorLeaseDegraded, Status: operatorv1.ConditionTrue,
@@ -52,9 +50,10 @@ func (o *Options) awaitPredecessors(ctx context.Context, c *clients, gate *lease
 			klog.Errorf("Reporting the predecessor's lease on ClusterCSIDriver %s: %v", names.CSIDriverName, err)
 		}
 	})
-	if err != nil || !reported {
+	if err != nil {
 		return err
 	}
+	// Also when this process reported nothing: an earlier one may have (the condition outlives it).
 	return removeConditions(ctx, c, []string{PredecessorLeaseDegraded})
 }
 

@@ -56,15 +56,7 @@ func TestBinaryUnderCSOsGenericOperatorConfig(t *testing.T) {
 	}
 	createShareType(t, framework.ShareTypeSpec{Name: "cso_gold"})
 	world.CreateClusterCSIDriver(t, operatorv1.Managed)
-	run := startBinaryWith(t, operatorBinary(t), func(args []string) []string {
-		var out []string
-		for _, a := range args {
-			if !strings.HasPrefix(a, "--tls-cert-file") && !strings.HasPrefix(a, "--tls-private-key-file") {
-				out = append(out, a)
-			}
-		}
-		return append(out, "--config="+configFile, "--terminate-on-files="+configFile)
-	})
+	run := startBinaryWith(t, operatorBinary(t), csoArgs(configFile))
 	run.waitHealthy(t)
 
 	for version, want := range map[uint16]bool{tls.VersionTLS12: false, tls.VersionTLS13: true} {
@@ -116,7 +108,20 @@ func TestBinaryWithUnparseableCSOConfig(t *testing.T) {
 	}
 	createShareType(t, framework.ShareTypeSpec{Name: "cso_broken"})
 	world.CreateClusterCSIDriver(t, operatorv1.Managed)
-	run := startBinaryWith(t, operatorBinary(t), func(args []string) []string {
+	run := startBinaryWith(t, operatorBinary(t), csoArgs(configFile))
+	run.waitHealthy(t)
+	cond := world.WaitForCondition(t, operator.ServingConfigDegraded, operatorv1.ConditionTrue)
+	if !strings.Contains(cond.Message, configFile) || !strings.Contains(cond.Message, "not YAML") || strings.Contains(cond.Message, "secretish") {
+		t.Errorf("%s: %q, want the file named, what is wrong, and nothing of its content", cond.Type, cond.Message)
+	}
+	world.WaitForStorageClass(t, "csi-manila-cso-broken", func(*storagev1.StorageClass) error { return nil })
+}
+
+// csoArgs turns the manifest's args into cluster-storage-operator's: no certificate flags (the serving
+// cert comes from controllercmd's fixed directory or is self-signed), its GenericOperatorConfig as
+// --config, and a restart when that file changes.
+func csoArgs(configFile string) func([]string) []string {
+	return func(args []string) []string {
 		var out []string
 		for _, a := range args {
 			if !strings.HasPrefix(a, "--tls-cert-file") && !strings.HasPrefix(a, "--tls-private-key-file") {
@@ -124,11 +129,5 @@ func TestBinaryWithUnparseableCSOConfig(t *testing.T) {
 			}
 		}
 		return append(out, "--config="+configFile, "--terminate-on-files="+configFile)
-	})
-	run.waitHealthy(t)
-	cond := world.WaitForCondition(t, operator.ServingConfigDegraded, operatorv1.ConditionTrue)
-	if !strings.Contains(cond.Message, configFile) || !strings.Contains(cond.Message, "not YAML") || strings.Contains(cond.Message, "secretish") {
-		t.Errorf("%s: %q, want the file named, what is wrong, and nothing of its content", cond.Type, cond.Message)
 	}
-	world.WaitForStorageClass(t, "csi-manila-cso-broken", func(*storagev1.StorageClass) error { return nil })
 }

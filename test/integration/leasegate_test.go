@@ -28,7 +28,7 @@ func TestPredecessorThatNeverLetsGo(t *testing.T) {
 	world.PredecessorTakesItsLease(t, framework.Predecessor418, "stuck-pod_0d1e")
 	opts, counter := framework.OperatorOptions()
 	opts.PredecessorGrace = 2 * time.Second
-	world.RunOperatorWith(t, opts, counter)
+	op := world.RunOperatorWith(t, opts, counter)
 
 	cond := world.WaitForCondition(t, operator.PredecessorLeaseDegraded, operatorv1.ConditionTrue)
 	lease := framework.PredecessorLease(framework.Predecessor418)
@@ -50,4 +50,17 @@ func TestPredecessorThatNeverLetsGo(t *testing.T) {
 	}
 	world.WaitForNoCondition(t, operator.PredecessorLeaseDegraded)
 	world.WaitForStorageClass(t, "csi-manila-held-type", func(*storagev1.StorageClass) error { return nil })
+
+	// The condition outlives the process that wrote it: stopped while reporting, and the lease let go
+	// meanwhile, the next process finds it free at once and must still clear it.
+	op.Stop()
+	world.PredecessorTakesItsLease(t, framework.Predecessor418, "stuck-pod_0d1e")
+	op = world.RunOperatorWith(t, opts, nil)
+	world.WaitForCondition(t, operator.PredecessorLeaseDegraded, operatorv1.ConditionTrue)
+	op.Stop()
+	if err := world.Kube.CoordinationV1().Leases(names.OperatorNamespace).Delete(ctx, lease, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	world.RunOperatorWith(t, opts, nil)
+	world.WaitForNoCondition(t, operator.PredecessorLeaseDegraded)
 }
