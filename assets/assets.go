@@ -75,9 +75,10 @@ func Names() []string {
 
 // Vars are the operator's own placeholders. library-go itself replaces ${DRIVER_IMAGE},
 // ${PROVISIONER_IMAGE}, ${RESIZER_IMAGE}, ${SNAPSHOTTER_IMAGE}, ${NODE_DRIVER_REGISTRAR_IMAGE},
-// ${LIVENESS_PROBE_IMAGE}, ${KUBE_RBAC_PROXY_IMAGE}, ${LOG_LEVEL}, ${TLS_CIPHER_SUITES},
-// ${TLS_MIN_VERSION}, ${CLUSTER_ID} and ${LEADER_ELECTION_*} in Deployments/DaemonSets, so Render
-// leaves those untouched.
+// ${LIVENESS_PROBE_IMAGE}, ${KUBE_RBAC_PROXY_IMAGE}, ${LOG_LEVEL} and ${LEADER_ELECTION_*} in
+// Deployments/DaemonSets, and pkg/hooks ClusterValues fills ${INFRASTRUCTURE_NAME} and
+// ${OBSERVED_TLS_*} after the decode (values from the cluster, never taken as text), so Render leaves
+// those untouched.
 type Vars struct {
 	// Images maps an image environment variable to its value; ${NAME} is replaced for each entry, so
 	// the images used are exactly those the operator validated at start (library-go would otherwise

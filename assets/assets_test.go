@@ -29,12 +29,31 @@ var clusterScoped = map[string]bool{
 	"Namespace": true, "CSIDriver": true, "ClusterRole": true, "ClusterRoleBinding": true, "VolumeSnapshotClass": true,
 }
 
-// Placeholders library-go replaces; anything else left after Render is a typo.
+// Placeholders library-go replaces, and those pkg/hooks fills after the decode (the values read from
+// the cluster); anything else left after Render is a typo.
 var libraryGoPlaceholders = []string{
 	"${DRIVER_IMAGE}", "${PROVISIONER_IMAGE}", "${RESIZER_IMAGE}", "${SNAPSHOTTER_IMAGE}",
 	"${NODE_DRIVER_REGISTRAR_IMAGE}", "${LIVENESS_PROBE_IMAGE}", "${KUBE_RBAC_PROXY_IMAGE}", "${LOG_LEVEL}",
-	"${TLS_CIPHER_SUITES}", "${TLS_MIN_VERSION}", "${CLUSTER_ID}", "${LEADER_ELECTION_LEASE_DURATION}",
+	"${OBSERVED_TLS_CIPHER_SUITES}", "${OBSERVED_TLS_MIN_VERSION}", "${INFRASTRUCTURE_NAME}", "${LEADER_ELECTION_LEASE_DURATION}",
 	"${LEADER_ELECTION_RENEW_DEADLINE}", "${LEADER_ELECTION_RETRY_PERIOD}",
+}
+
+// library-go replaces these as text before decoding; no asset may hold them, since their values come
+// from the cluster (hosted: the guest) and would be read as structure (pkg/hooks ClusterValues).
+var textReplacedClusterValues = []string{"${CLUSTER_ID}", "${TLS_CIPHER_SUITES}", "${TLS_MIN_VERSION}"}
+
+func TestNoAssetTakesClusterValuesAsText(t *testing.T) {
+	for _, name := range Names() {
+		raw, err := files.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range textReplacedClusterValues {
+			if bytes.Contains(raw, []byte(p)) {
+				t.Errorf("%s holds %s, which library-go fills as text of the manifest", name, p)
+			}
+		}
+	}
 }
 
 var placeholderRE = regexp.MustCompile(`\$\{[A-Z0-9_]+\}`)
@@ -167,7 +186,7 @@ func TestRenderPlaceholders(t *testing.T) {
 	}{
 		{ControllerDeployment, []string{"image: quay.io/test/nfs:1"},
 			[]string{"${DRIVER_IMAGE}", "${PROVISIONER_IMAGE}", "${RESIZER_IMAGE}", "${SNAPSHOTTER_IMAGE}", "${LIVENESS_PROBE_IMAGE}",
-				"${KUBE_RBAC_PROXY_IMAGE}", "${LOG_LEVEL}", "${TLS_CIPHER_SUITES}", "${TLS_MIN_VERSION}", "${CLUSTER_ID}",
+				"${KUBE_RBAC_PROXY_IMAGE}", "${LOG_LEVEL}", "${OBSERVED_TLS_CIPHER_SUITES}", "${OBSERVED_TLS_MIN_VERSION}", "${INFRASTRUCTURE_NAME}",
 				"${LEADER_ELECTION_LEASE_DURATION}", "${LEADER_ELECTION_RENEW_DEADLINE}", "${LEADER_ELECTION_RETRY_PERIOD}"},
 			[]string{"${NFS_DRIVER_IMAGE}"}},
 		{NodeDaemonSet, nil, []string{"${DRIVER_IMAGE}", "${NODE_DRIVER_REGISTRAR_IMAGE}", "${LIVENESS_PROBE_IMAGE}", "${LOG_LEVEL}"}, nil},

@@ -12,8 +12,10 @@ import (
 // without converting YAML to JSON first. library-go's controllers decode their manifests again on
 // every sync (each static resource, the controller Deployment and the node DaemonSets, every minute at
 // rest), so the YAML parse would otherwise be repeated for the life of the process. The placeholders
-// library-go replaces after this (log level, TLS profile, cluster ID, leader election) all stand inside
-// string values, and their values need no JSON escaping (TestJSONAssetsDecodeAsTheYAML).
+// library-go replaces as text after this (images, log level, leader election) stand inside string
+// values, and their values (the operator's environment, an enum, constants) need no JSON escaping
+// (TestJSONAssetsDecodeAsTheYAML). No value from the cluster is replaced as text: pkg/hooks
+// ClusterValues fills those after the decode.
 func (v Vars) JSONAssetFunc() (func(string) ([]byte, error), error) {
 	rendered := map[string][]byte{}
 	for _, name := range Names() {

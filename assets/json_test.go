@@ -10,15 +10,16 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 )
 
-// libraryGoValues are values of the kind library-go puts in place of its placeholders after the
-// AssetFunc: a cipher-suite list, a TLS version, a cluster ID, durations, a log level, image names.
+// libraryGoValues are values of the kind library-go (and, after the decode, pkg/hooks) puts in place
+// of the placeholders after the AssetFunc: a cipher-suite list, a TLS version, a cluster ID,
+// durations, a log level, image names.
 var libraryGoValues = map[string]string{
 	"${DRIVER_IMAGE}": "quay.io/test/manila:1", "${PROVISIONER_IMAGE}": "quay.io/test/provisioner:1",
 	"${RESIZER_IMAGE}": "quay.io/test/resizer:1", "${SNAPSHOTTER_IMAGE}": "quay.io/test/snapshotter:1",
 	"${NODE_DRIVER_REGISTRAR_IMAGE}": "quay.io/test/registrar:1", "${LIVENESS_PROBE_IMAGE}": "quay.io/test/probe:1",
 	"${KUBE_RBAC_PROXY_IMAGE}": "quay.io/test/proxy@sha256:0123", "${LOG_LEVEL}": "2",
-	"${TLS_CIPHER_SUITES}": "TLS_AES_128_GCM_SHA256,TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
-	"${TLS_MIN_VERSION}":   "VersionTLS12", "${CLUSTER_ID}": "ostest-x7k2p",
+	"${OBSERVED_TLS_CIPHER_SUITES}": "TLS_AES_128_GCM_SHA256,TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+	"${OBSERVED_TLS_MIN_VERSION}":   "VersionTLS12", "${INFRASTRUCTURE_NAME}": "ostest-x7k2p",
 	"${LEADER_ELECTION_LEASE_DURATION}": "137s", "${LEADER_ELECTION_RENEW_DEADLINE}": "107s",
 	"${LEADER_ELECTION_RETRY_PERIOD}": "26s",
 }

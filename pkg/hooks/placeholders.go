@@ -10,9 +10,8 @@ import (
 )
 
 // NoPlaceholders refuses a pod spec that still holds a ${...} placeholder. Without it the workload is
-// created with the literal text in its arguments. The one a cluster can cause is ${TLS_CIPHER_SUITES}:
-// library-go leaves it when the observed TLS profile has no cipher suite, as from an APIServer
-// `Custom` profile whose ciphers all are unknown to it; the error says so.
+// created with the literal text in its arguments (an image variable missing from the environment, a
+// hook left out). What the cluster supplies is checked before, by ClusterValues.
 func NoPlaceholders(spec *corev1.PodSpec) error {
 	for _, c := range append(append([]corev1.Container{}, spec.InitContainers...), spec.Containers...) {
 		fields := append([]string{c.Image}, append(c.Command, c.Args...)...)
@@ -26,19 +25,12 @@ func NoPlaceholders(spec *corev1.PodSpec) error {
 					end = len(f) - i - 1
 				}
 				placeholder := f[i : i+end+1]
-				if placeholder == tlsCipherSuites {
-					return fmt.Errorf("container %s: %s is not filled in: the TLS profile of APIServer cluster "+
-						"(spec.tlsSecurityProfile) gives no cipher suite this operator's kube-rbac-proxy knows; "+
-						"the workload is not applied until it does", c.Name, placeholder)
-				}
 				return fmt.Errorf("container %s: %s is not filled in", c.Name, placeholder)
 			}
 		}
 	}
 	return nil
 }
-
-const tlsCipherSuites = "${TLS_CIPHER_SUITES}"
 
 // DeploymentNoPlaceholders is NoPlaceholders as a Deployment hook.
 func DeploymentNoPlaceholders(spec *opv1.OperatorSpec, d *appsv1.Deployment) error {

@@ -14,7 +14,7 @@ func TestNoPlaceholders(t *testing.T) {
 		want string // "" = no error
 	}{
 		{"rendered", corev1.Container{Name: "a", Image: "img:1", Args: []string{"--v=2"}}, ""},
-		{"arg", corev1.Container{Name: "proxy", Image: "img", Args: []string{"--tls-cipher-suites=${TLS_CIPHER_SUITES}"}}, "${TLS_CIPHER_SUITES} is not filled in: the TLS profile of APIServer cluster (spec.tlsSecurityProfile)"},
+		{"arg", corev1.Container{Name: "proxy", Image: "img", Args: []string{"--tls-cipher-suites=${OBSERVED_TLS_CIPHER_SUITES}"}}, "container proxy: ${OBSERVED_TLS_CIPHER_SUITES} is not filled in"},
 		{"image", corev1.Container{Name: "d", Image: "${DRIVER_IMAGE}"}, "${DRIVER_IMAGE}"},
 		{"env", corev1.Container{Name: "d", Image: "i", Env: []corev1.EnvVar{{Name: "X", Value: "${LOG_LEVEL}"}}}, "${LOG_LEVEL}"},
 		{"env from field is fine", corev1.Container{Name: "d", Image: "i", Args: []string{"--nodeid=$(NODE_ID)"}}, ""},

@@ -72,6 +72,7 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 	inputs := WorkloadInputs{
 		OperandConfigMaps: operandInformers.Core().V1().ConfigMaps(), OperandSecrets: operandInformers.Core().V1().Secrets(),
 		Nodes: c.kubeInformers.InformersFor("").Core().V1().Nodes(), Mounts: mounts,
+		Infrastructures: c.configInformer.Config().V1().Infrastructures().Lister(), Recorder: recorder,
 	}
 	if c.layout.Hosted {
 		// Until the HostedControlPlane is read: one replica, as csi-operator's hosted Manila controller.

@@ -4,10 +4,12 @@ import (
 	"slices"
 
 	opv1 "github.com/openshift/api/operator/v1"
+	configv1listers "github.com/openshift/client-go/config/listers/config/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/csi/csidrivercontrollerservicecontroller"
 	"github.com/openshift/library-go/pkg/operator/csi/csidrivernodeservicecontroller"
 	dc "github.com/openshift/library-go/pkg/operator/deploymentcontroller"
+	"github.com/openshift/library-go/pkg/operator/events"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1informers "k8s.io/client-go/informers/core/v1"
 
@@ -31,6 +33,10 @@ type WorkloadInputs struct {
 	// Nodes count the control plane for the controller's replicas (those its node selector matches).
 	Nodes  corev1informers.NodeInformer
 	Mounts hooks.Mounts
+	// Infrastructures give the infrastructure name (the driver's --cluster-id); Recorder, if set, gets
+	// an event when a value read from the cluster is refused (hooks.ClusterValues).
+	Infrastructures configv1listers.InfrastructureLister
+	Recorder        events.Recorder
 	// Hosted, if set, places the controller Deployment in the hosted control plane's namespace of the
 	// management cluster: its trusted CA and metrics certificate are read from ControllerConfigMaps and
 	// ControllerSecrets (informers of that namespace there), its replicas come from the availability
@@ -56,16 +62,19 @@ type WorkloadHooks struct {
 }
 
 // NewWorkloadHooks returns the hooks the operator applies to the controller Deployment and the two
-// node DaemonSets: observed proxy, trusted CA, secret hashes, the runtime config's hash (node plugin),
-// replicas, topology (--with-topology in topology.mode Zonal), extraMounts, and the refusal of
-// unfilled placeholders.
+// node DaemonSets: the checked values of the cluster (first: they refuse the workload before anything
+// from the cluster is applied), observed proxy, trusted CA, secret hashes, the runtime config's hash
+// (node plugin), replicas, topology (--with-topology in topology.mode Zonal), extraMounts, and the
+// refusal of unfilled placeholders.
 func NewWorkloadHooks(in WorkloadInputs) WorkloadHooks {
+	values := &hooks.ClusterValues{Infrastructures: in.Infrastructures, Recorder: in.Recorder}
 	controllerMounts, mountInformers := in.Mounts.Deployment(extramounts.ControllerTarget)
 	controllerNS, controllerConfigMaps, controllerSecrets := names.OperandNamespace, in.OperandConfigMaps, in.OperandSecrets
 	if in.Hosted != nil {
 		controllerNS, controllerConfigMaps, controllerSecrets = in.Hosted.Namespace, in.ControllerConfigMaps, in.ControllerSecrets
 	}
 	deploymentHooks := []dc.DeploymentHookFunc{
+		values.Deployment(),
 		csidrivercontrollerservicecontroller.WithObservedProxyDeploymentHook(),
 		csidrivercontrollerservicecontroller.WithCABundleDeploymentHook(controllerNS, hooks.TrustedCAConfigMap, controllerConfigMaps),
 		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(controllerNS, MetricsCertSecret, controllerSecrets),
@@ -113,6 +122,7 @@ func NewWorkloadHooks(in WorkloadInputs) WorkloadHooks {
 	daemonSetHooks := func(target extramounts.Target, more ...csidrivernodeservicecontroller.DaemonSetHookFunc) ([]csidrivernodeservicecontroller.DaemonSetHookFunc, []factory.Informer) {
 		mountHook, mountInformers := in.Mounts.DaemonSet(target)
 		return append([]csidrivernodeservicecontroller.DaemonSetHookFunc{
+			values.DaemonSet(),
 			csidrivernodeservicecontroller.WithObservedProxyDaemonSetHook(),
 			csidrivernodeservicecontroller.WithCABundleDaemonSetHook(names.OperandNamespace, hooks.TrustedCAConfigMap, in.OperandConfigMaps),
 			mountHook,

@@ -118,7 +118,7 @@ func Objects(in Input) (*Result, error) {
 
 	hooksOf := operator.NewWorkloadHooks(operator.WorkloadInputs{
 		OperandConfigMaps: w.kube.Core().V1().ConfigMaps(), OperandSecrets: w.kube.Core().V1().Secrets(),
-		Nodes: w.kube.Core().V1().Nodes(), Mounts: w.mounts,
+		Nodes: w.kube.Core().V1().Nodes(), Mounts: w.mounts, Infrastructures: w.config.Config().V1().Infrastructures().Lister(),
 	})
 	spec, err := operatorSpec()
 	if err != nil {

@@ -56,7 +56,8 @@ func TestWorkloadsMatchLibraryGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	hooks := operator.NewWorkloadHooks(operator.WorkloadInputs{OperandConfigMaps: w.kube.Core().V1().ConfigMaps(),
-		OperandSecrets: w.kube.Core().V1().Secrets(), Nodes: w.kube.Core().V1().Nodes(), Mounts: w.mounts})
+		OperandSecrets: w.kube.Core().V1().Secrets(), Nodes: w.kube.Core().V1().Nodes(), Mounts: w.mounts,
+		Infrastructures: w.config.Config().V1().Infrastructures().Lister()})
 	spec, err := operatorSpec()
 	if err != nil {
 		t.Fatal(err)
