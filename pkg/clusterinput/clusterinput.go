@@ -97,7 +97,8 @@ func ObservedTLS(observedConfig []byte) (TLS, error) {
 
 // ObservedProxy checks the proxy library-go's config observer wrote into observedConfig, which
 // library-go's proxy hooks copy into the workloads' environment: only the three proxy variables, each
-// a URL (HTTP_PROXY, HTTPS_PROXY) or a list of hosts, domains and CIDRs (NO_PROXY), of printable ASCII.
+// a URL (HTTP_PROXY, HTTPS_PROXY) or a list of hosts, domains and CIDRs (NO_PROXY), of the characters
+// those may hold.
 func ObservedProxy(observedConfig []byte) error {
 	config, err := decode(observedConfig)
 	if err != nil {
@@ -128,9 +129,13 @@ func ObservedProxy(observedConfig []byte) error {
 }
 
 func proxyValue(key, value string) error {
+	allowed := urlCharacters
+	if key == "NO_PROXY" {
+		allowed = noProxyCharacters
+	}
 	for _, r := range value {
-		if r > unicode.MaxASCII || !unicode.IsPrint(r) || unicode.IsSpace(r) {
-			return fmt.Errorf("holds a character other than printable ASCII without spaces")
+		if r > unicode.MaxASCII || !strings.ContainsRune(allowed, r) && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			return fmt.Errorf("holds a character a %s cannot hold", map[bool]string{true: "list of hosts, domains and CIDRs", false: "URL"}[key == "NO_PROXY"])
 		}
 	}
 	if key == "NO_PROXY" || value == "" {
@@ -142,6 +147,13 @@ func proxyValue(key, value string) error {
 	}
 	return nil
 }
+
+// The characters besides ASCII letters and digits: a URL's unreserved, reserved and '%' (RFC 3986),
+// and what NO_PROXY lists (hosts, .domains, *, IPv4 and [IPv6] CIDRs, ports).
+const (
+	urlCharacters     = "-._~:/?#[]@!$&'()*+,;=%"
+	noProxyCharacters = "-._*,:/[]"
+)
 
 // decode reads observedConfig; empty is an empty config.
 func decode(observedConfig []byte) (map[string]any, error) {

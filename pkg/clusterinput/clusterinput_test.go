@@ -151,3 +151,14 @@ func assertNamesNotQuotes(t *testing.T, err error, field, value string) {
 		t.Errorf("%v quotes the value", err)
 	}
 }
+
+// Every hostile value is refused as a proxy URL and in NO_PROXY.
+func TestObservedProxyRefusesHostile(t *testing.T) {
+	for _, bad := range hostile[:7] {
+		for _, proxy := range []map[string]any{{"HTTPS_PROXY": "http://proxy.example:3128/" + bad}, {"NO_PROXY": "a.example," + bad}} {
+			if err := ObservedProxy(observed(t, nil, nil, proxy)); err == nil {
+				t.Errorf("ObservedProxy(%q) accepted", proxy)
+			}
+		}
+	}
+}

@@ -23,6 +23,22 @@ func TestHostedBinaryRunsAsDeployed(t *testing.T) {
 	world.ResetOperand(t)
 	world.ResetStorageClasses(t)
 	hw := world.StartHosted(t, framework.HostedOptions{})
+	run, pod, args := startHostedBinary(t, hw)
+	if !strings.Contains(strings.Join(args, " "), "--guest-kubeconfig=") {
+		t.Fatalf("the hosted Deployment's args %v have no --guest-kubeconfig", args)
+	}
+
+	hw.Guest.WaitForCondition(t, manila.ConditionDegraded, operatorv1.ConditionFalse)
+	hw.Guest.WaitForStorageClass(t, "csi-manila-default", nil)
+	waitGuestLink(t, hw, &framework.HostedOperator{PodName: pod}, guestlink.ReasonReachable)
+	run.waitForLog(t, "Serving the guest cluster at")
+}
+
+// startHostedBinary runs the built binary as manifests/hosted's Deployment runs it in hw's HCP
+// namespace, polling Manila at the tests' pace; the test fails if its log shows a secret of the world
+// or a request refused under the hosted RBAC. It returns the run, its pod's name and its args.
+func startHostedBinary(t *testing.T, hw *framework.HostedWorld) (*binaryRun, string, []string) {
+	t.Helper()
 	emptyDir := t.TempDir()
 	command, pod := hw.HostedOperatorCommandFor(t, emptyDir)
 	logFile := filepath.Join(t.TempDir(), "operator.log")
@@ -54,12 +70,5 @@ func TestHostedBinaryRunsAsDeployed(t *testing.T) {
 			t.Logf("operator binary log (last 150 lines):\n%s", lastLines(string(b), 150))
 		}
 	})
-	if !strings.Contains(strings.Join(args, " "), "--guest-kubeconfig=") {
-		t.Fatalf("the hosted Deployment's args %v have no --guest-kubeconfig", args)
-	}
-
-	hw.Guest.WaitForCondition(t, manila.ConditionDegraded, operatorv1.ConditionFalse)
-	hw.Guest.WaitForStorageClass(t, "csi-manila-default", nil)
-	waitGuestLink(t, hw, &framework.HostedOperator{PodName: pod}, guestlink.ReasonReachable)
-	run.waitForLog(t, "Serving the guest cluster at")
+	return run, pod, args
 }
