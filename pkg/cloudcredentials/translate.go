@@ -6,8 +6,12 @@ import (
 	"github.com/gophercloud/utils/v2/openstack/clientconfig"
 )
 
-// CAPath is where the operand mounts the OpenStack CA bundle.
-const CAPath = "/etc/kubernetes/static-pod-resources/configmaps/cloud-config/ca-bundle.pem"
+// CAPath is where the operand mounts the OpenStack CA bundle; CAPathKey is the driver secret's key
+// that points the driver at it.
+const (
+	CAPath    = "/etc/kubernetes/static-pod-resources/configmaps/cloud-config/ca-bundle.pem"
+	CAPathKey = "os-certAuthorityPath"
+)
 
 // DriverSecret maps a parsed cloud to the driver secret's data. caMounted says whether the operand
 // mounts an OpenStack CA bundle at CAPath. Each key is set only from its own source: an explicit
@@ -46,7 +50,7 @@ func DriverSecret(cloud *clientconfig.Cloud, caMounted bool) map[string][]byte {
 	either("os-projectDomainID", a.ProjectDomainID, "os-projectDomainName", a.ProjectDomainName)
 	either("os-userDomainID", a.UserDomainID, "os-userDomainName", a.UserDomainName)
 	if caMounted {
-		set("os-certAuthorityPath", CAPath)
+		set(CAPathKey, CAPath)
 	}
 	if cloud.Verify != nil && !*cloud.Verify {
 		set("os-TLSInsecure", "true")

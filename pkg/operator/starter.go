@@ -140,10 +140,10 @@ func (o *Options) lead(ctx context.Context, cc *controllercmd.ControllerContext,
 	}
 	caCopies := []corev1listers.ConfigMapNamespaceLister{operandNS.ConfigMaps().Lister().ConfigMaps(names.OperandNamespace)}
 	// Of busy namespaces, the events of the ConfigMaps the mounts read only: the operator config (and
-	// the state ConfigMap that keeps its last valid version), and the OpenStack CA's source.
+	// the state ConfigMap that keeps its last valid version). The OpenStack CA's mount follows the
+	// driver secret and the CA copies, whose events the workloads' hooks already watch.
 	mountInformers := []factory.Informer{
 		hooks.Events(operatorNS.ConfigMaps().Informer(), hooks.Named(operatorconfig.ConfigMapName, operatorconfig.LegacyConfigMapName, state.ConfigMapName)),
-		hooks.Events(cloudConfigs.Informer(), hooks.Named(layout.CloudConfigName)),
 	}
 	var stateInformer corev1informers.ConfigMapInformer
 	if layout.Hosted {
@@ -164,7 +164,7 @@ func (o *Options) lead(ctx context.Context, cc *controllercmd.ControllerContext,
 	operand := newOperandControllers(c, recorder, render, hooks.Mounts{
 		Config: configSource,
 		OpenStackCA: func() bool {
-			return secretsync.CAInUse(cloudConfigs.Lister().ConfigMaps(layout.CloudConfigNamespace), layout.CloudConfigName, caCopies...)
+			return secretsync.CAMounted(operandNS.Secrets().Lister().Secrets(names.OperandNamespace), caCopies...)
 		},
 		Informers: mountInformers,
 	}, !layout.Hosted && len(missingRights) == 0)

@@ -31,7 +31,6 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/cloudcredentials"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/runtimeconfig"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/secretsync"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/exportlocation"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hosted"
@@ -347,7 +346,9 @@ func newWorld(in Input) (*world, error) {
 		w.operandObjects = append(w.operandObjects, runtimeConfig)
 		w.notices = append(w.notices, exportlocation.Describe(sel))
 	}
-	caInUse := secretsync.CAInUse(configMaps.Lister().ConfigMaps(names.CloudConfigNamespace), names.CloudConfigMap, configMaps.Lister().ConfigMaps(names.OperandNamespace))
+	// One decision, as the operator's (secretsync.CAMounted): the CA copy and the secret's CA path come
+	// together from the bundle given.
+	caInUse := len(in.CABundle) > 0
 	w.mounts = hooks.Mounts{Config: w.source, OpenStackCA: func() bool { return caInUse }}
 	if in.Cloud != nil {
 		secret := driverSecret(in.Cloud, caInUse)

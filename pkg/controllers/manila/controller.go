@@ -27,6 +27,7 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/metrics"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstackca"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/platform"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/verified"
@@ -58,8 +59,9 @@ type Config struct {
 
 // Controller polls Keystone and Manila to learn whether the cloud offers Manila.
 //
-// Watches: Secret openshift-cluster-csi-drivers/manila-cloud-credentials, ConfigMap
-// openshift-config/cloud-provider-config (the OpenStack CA), the operator ConfigMap (its pollInterval)
+// Watches: Secret openshift-cluster-csi-drivers/manila-cloud-credentials (its key cacert: the OpenStack
+// CA), ConfigMap openshift-config/cloud-provider-config (the CA's older place, pkg/openstackca), the
+// operator ConfigMap (its pollInterval)
 // and the ClusterCSIDriver; nothing else, so
 // unrelated cluster objects never cause an OpenStack request. It also polls on a timer with jitter,
 // retrying failures with a doubling delay.
@@ -285,9 +287,8 @@ func (c *Controller) readInputs() (inputs, error) {
 		return inputs{hash: "no-key/" + secret.ResourceVersion}, inputError{InputInvalid, errMissingKey(c.layout.CredentialsNamespace, names.CloudCredentialsSecret, names.CloudsYAMLKey)}
 	}
 	// An invalid bundle is reported by the SecretSync controller; the client keeps the last good one.
-	if cm, err := c.caConfigMaps.Get(c.layout.CloudConfigName); err != nil {
-		c.lastGoodCA = nil
-	} else if ca := []byte(cm.Data[names.CABundleKey]); len(ca) == 0 || openstack.ValidCABundle(ca) {
+	cloudConfig, _ := c.caConfigMaps.Get(c.layout.CloudConfigName) // absent: no CA from it
+	if ca := openstackca.Find(secret, cloudConfig).PEM; len(ca) == 0 || openstack.ValidCABundle(ca) {
 		c.lastGoodCA = ca
 	}
 	ca := c.lastGoodCA

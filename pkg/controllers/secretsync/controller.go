@@ -28,6 +28,7 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/managementstate"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstackca"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/platform"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/verified"
 )
@@ -156,18 +157,10 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if _, err := c.namespaces.Get(names.OperandNamespace); apierrors.IsNotFound(err) {
 		return nil // the namespace informer brings us back when it appears
 	}
-	caErr := c.syncCA(ctx, syncCtx.Recorder())
-	secretErr, wait := c.syncSecret(ctx, syncCtx.Recorder())
-	var problems []error
-	for _, err := range []error{caErr, secretErr} {
-		if err != nil {
-			problems = append(problems, err)
-		}
-	}
+	problem, wait := c.syncOutputs(ctx, syncCtx.Recorder())
 	if wait > 0 {
 		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), wait)
 	}
-	problem := errors.Join(problems...)
 	cond := operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionFalse, Reason: ReasonAsExpected}
 	switch {
 	case problem != nil:
@@ -190,12 +183,15 @@ func (c *Controller) applyCondition(ctx context.Context, cond operatorv1.Operato
 		applyoperatorv1.OperatorCondition().WithType(cond.Type).WithStatus(cond.Status).WithReason(cond.Reason).WithMessage(cond.Message)))
 }
 
-// CAInUse reports whether the operand mounts an OpenStack CA: the cloud config (ConfigMap name of
-// cloudConfigs) carries one and its copy exists in each of copies (the operand namespace; hosted, the
-// controller's namespace too).
-func CAInUse(cloudConfigs corev1listers.ConfigMapNamespaceLister, name string, copies ...corev1listers.ConfigMapNamespaceLister) bool {
-	src, err := cloudConfigs.Get(name)
-	if err != nil || src.Data[names.CABundleKey] == "" {
+// CAMounted reports whether the operand mounts the OpenStack CA: the driver secret (in operandSecrets)
+// points the driver at it (os-certAuthorityPath) and its copy exists in each of copies (the operand
+// namespace; hosted, the controller's namespace too). The workloads follow the secret, never the
+// CA's source, so that the secret and the mount change together: the secret is written with a CA
+// path only once the copies hold the CA the credentials were verified with (syncOutputs), and keeps
+// it while a new source fails.
+func CAMounted(operandSecrets corev1listers.SecretNamespaceLister, copies ...corev1listers.ConfigMapNamespaceLister) bool {
+	secret, err := operandSecrets.Get(names.DriverSecret)
+	if err != nil || len(secret.Data[cloudcredentials.CAPathKey]) == 0 {
 		return false
 	}
 	for _, c := range copies {
@@ -206,35 +202,10 @@ func CAInUse(cloudConfigs corev1listers.ConfigMapNamespaceLister, name string, c
 	return true
 }
 
-func (c *Controller) syncCA(ctx context.Context, recorder events.Recorder) error {
-	src, err := c.cloudConfigs.Get(c.d.Layout.CloudConfigName)
-	if apierrors.IsNotFound(err) || (err == nil && src.Data[names.CABundleKey] == "") {
-		return nil // no custom CA: the driver uses the system roots
-	} else if err != nil {
-		return err
-	}
-	pemData := src.Data[names.CABundleKey]
-	if problem := openstack.CABundleProblem([]byte(pemData), c.d.Clock.Now()); problem != "" {
-		return fmt.Errorf("ConfigMap %s/%s key %s %s (not a valid PEM certificate bundle)", c.d.Layout.CloudConfigNamespace, c.d.Layout.CloudConfigName, names.CABundleKey, problem)
-	}
-	// resourcesynccontroller would copy the whole ConfigMap unchecked; only a CA that parses reaches
-	// the driver, so the copy is applied here.
-	_, _, err = resourceapply.ApplyConfigMap(ctx, c.d.Client, recorder, &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: names.CloudCAConfigMap, Namespace: names.OperandNamespace},
-		Data:       map[string]string{names.CABundleKey: pemData},
-	})
-	if err != nil || c.d.ControllerConfigMaps == nil {
-		return err
-	}
-	_, _, err = resourceapply.ApplyConfigMap(ctx, c.d.ControllerConfigMaps, recorder, &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: names.CloudCAConfigMap, Namespace: c.d.Layout.ControllerNamespace},
-		Data:       map[string]string{names.CABundleKey: pemData},
-	})
-	return err
-}
-
-// syncSecret returns the problem, if any, and how long to wait before looking again.
-func (c *Controller) syncSecret(ctx context.Context, recorder events.Recorder) (error, time.Duration) {
+// syncOutputs writes the CA copies and then the driver secret, both from one reading of the sources
+// (pkg/openstackca): only credentials verified with exactly that CA reach them. It returns the
+// problem, if any, and how long to wait before looking again. On a problem nothing is written.
+func (c *Controller) syncOutputs(ctx context.Context, recorder events.Recorder) (error, time.Duration) {
 	src, err := c.sources.Get(names.CloudCredentialsSecret)
 	if apierrors.IsNotFound(err) {
 		now := c.d.Clock.Now()
@@ -249,20 +220,37 @@ func (c *Controller) syncSecret(ctx context.Context, recorder events.Recorder) (
 		return err, 0
 	}
 	c.missingSince = time.Time{}
+	var problems []error
+	ca := c.caBundle(src)
+	if len(ca.PEM) > 0 {
+		if problem := openstack.CABundleProblem(ca.PEM, c.d.Clock.Now()); problem != "" {
+			problems = append(problems, fmt.Errorf("%s %s (not a valid PEM certificate bundle)", ca.From, problem))
+		}
+	}
 	clouds, ok := src.Data[names.CloudsYAMLKey]
 	if !ok {
-		return fmt.Errorf("Secret %s/%s has no key %q", c.d.Layout.CredentialsNamespace, names.CloudCredentialsSecret, names.CloudsYAMLKey), 0
+		problems = append(problems, fmt.Errorf("Secret %s/%s has no key %q", c.d.Layout.CredentialsNamespace, names.CloudCredentialsSecret, names.CloudsYAMLKey))
+	}
+	if len(problems) > 0 {
+		return errors.Join(problems...), 0
 	}
 	cloud, err := openstack.ParseCloud(clouds, names.CloudName)
 	if err != nil {
 		return fmt.Errorf("Secret %s/%s key %s: %w", c.d.Layout.CredentialsNamespace, names.CloudCredentialsSecret, names.CloudsYAMLKey, err), 0
 	}
 	c.warnInsecure(recorder, src, cloud)
-	if c.d.Verified != nil && !c.d.Verified.Verified(clouds, c.caBundle()) {
+	if c.d.Verified != nil && !c.d.Verified.Verified(clouds, ca.PEM) {
 		// Not logged in with yet: the Manila controller's next login decides, and reports a failure.
 		return nil, 0
 	}
-	data := cloudcredentials.DriverSecret(cloud, CAInUse(c.cloudConfigs, c.d.Layout.CloudConfigName, c.configMaps))
+	if len(ca.PEM) > 0 {
+		// resourcesynccontroller would copy the source unchecked; only a CA that parses reaches the
+		// driver, so the copies are applied here, before the secret that points at them.
+		if err := c.applyCACopies(ctx, recorder, ca.PEM); err != nil {
+			return err, 0
+		}
+	}
+	data := cloudcredentials.DriverSecret(cloud, len(ca.PEM) > 0)
 	// ApplySecret's events and logs name the Secret and at most its keys, never a value. Type Opaque
 	// is what the predecessor writes and updates: a handed-back Secret stays readable to it.
 	_, _, err = resourceapply.ApplySecret(ctx, c.d.Client, recorder, &corev1.Secret{
@@ -271,6 +259,23 @@ func (c *Controller) syncSecret(ctx context.Context, recorder events.Recorder) (
 		Data:       data,
 	})
 	return err, 0
+}
+
+// applyCACopies writes the CA into the operand namespace and, hosted, the controller's namespace.
+// A copy is never deleted: a workload may mount it until the secret stops pointing at it.
+func (c *Controller) applyCACopies(ctx context.Context, recorder events.Recorder, pem []byte) error {
+	_, _, err := resourceapply.ApplyConfigMap(ctx, c.d.Client, recorder, &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: names.CloudCAConfigMap, Namespace: names.OperandNamespace},
+		Data:       map[string]string{names.CABundleKey: string(pem)},
+	})
+	if err != nil || c.d.ControllerConfigMaps == nil {
+		return err
+	}
+	_, _, err = resourceapply.ApplyConfigMap(ctx, c.d.ControllerConfigMaps, recorder, &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: names.CloudCAConfigMap, Namespace: c.d.Layout.ControllerNamespace},
+		Data:       map[string]string{names.CABundleKey: string(pem)},
+	})
+	return err
 }
 
 // warnInsecure keeps the verify: false warning of the credentials in use, and sends it as a Warning
@@ -288,12 +293,9 @@ func (c *Controller) warnInsecure(recorder events.Recorder, src *corev1.Secret, 
 	}
 }
 
-// caBundle is the OpenStack CA as the cluster has it now ("" for none): the driver gets credentials
-// only as verified with this very CA.
-func (c *Controller) caBundle() []byte {
-	src, err := c.cloudConfigs.Get(c.d.Layout.CloudConfigName)
-	if err != nil {
-		return nil
-	}
-	return []byte(src.Data[names.CABundleKey])
+// caBundle is the OpenStack CA as the cluster has it now, from the credentials Secret src or the
+// cloud config (pkg/openstackca): the driver gets credentials only as verified with this very CA.
+func (c *Controller) caBundle(src *corev1.Secret) openstackca.Bundle {
+	cloudConfig, _ := c.cloudConfigs.Get(c.d.Layout.CloudConfigName) // absent: no CA from it
+	return openstackca.Find(src, cloudConfig)
 }
