@@ -263,3 +263,16 @@ func TestCheckConfig(t *testing.T) {
 		t.Errorf("no config: %v", err)
 	}
 }
+
+func TestControlPlaneImages(t *testing.T) {
+	env := map[string]string{"DRIVER_CONTROL_PLANE_IMAGE": "quay.io/cp/driver:1", "DRIVER_IMAGE": "quay.io/guest/driver:1"}
+	images := ControlPlaneImages(func(k string) string { return env[k] })
+	spec := &corev1.PodSpec{Containers: []corev1.Container{
+		{Name: "csi-driver", Image: "quay.io/guest/driver:1"}, {Name: "csi-liveness-probe", Image: "quay.io/guest/probe:1"}, {Name: "csi-provisioner", Image: "p"},
+	}}
+	SetControlPlaneImages(spec, images)
+	got := []string{spec.Containers[0].Image, spec.Containers[1].Image, spec.Containers[2].Image}
+	if want := []string{"quay.io/cp/driver:1", "quay.io/guest/probe:1", "p"}; !slices.Equal(got, want) {
+		t.Errorf("images %v, want %v (only the control-plane image that is set replaces)", got, want)
+	}
+}

@@ -67,7 +67,7 @@ type operandControllers struct {
 
 // newOperandControllers builds the operand's controllers; networkPolicies is whether the operator may
 // write the operand namespace's network policies (standalone only).
-func newOperandControllers(c *clients, recorder events.Recorder, render resourceapply.AssetFunc, mounts hooks.Mounts, networkPolicies bool) *operandControllers {
+func newOperandControllers(c *clients, recorder events.Recorder, s settings, render resourceapply.AssetFunc, mounts hooks.Mounts, networkPolicies bool) *operandControllers {
 	operandInformers := c.kubeInformers.InformersFor(names.OperandNamespace)
 	inputs := WorkloadInputs{
 		OperandConfigMaps: operandInformers.Core().V1().ConfigMaps(), OperandSecrets: operandInformers.Core().V1().Secrets(),
@@ -77,6 +77,7 @@ func newOperandControllers(c *clients, recorder events.Recorder, render resource
 	if c.layout.Hosted {
 		// Until the HostedControlPlane is read: one replica, as csi-operator's hosted Manila controller.
 		inputs.Hosted = &hosted.ControlPlane{Namespace: c.layout.ControllerNamespace, Availability: hosted.SingleReplica}
+		inputs.ControlPlaneImages = s.controlPlaneImages
 		inputs.ControllerConfigMaps = c.mgmtInformers.InformersFor(c.layout.ControllerNamespace).Core().V1().ConfigMaps()
 		inputs.ControllerSecrets = c.metricsCert.Core().V1().Secrets()
 		hcps := c.hostedControlPlanes.ForResource(hosted.HostedControlPlaneResource)

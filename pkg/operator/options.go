@@ -12,6 +12,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/manila-csi/manila-csi-driver-operator/assets"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/hosted"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 )
 
@@ -91,6 +92,9 @@ const fsGroupPolicyEnv = "CSI_FSGROUP_POLICY"
 type settings struct {
 	images        map[string]string
 	fsGroupPolicy string
+	// controlPlaneImages are the hosted controller's images for the management cluster's nodes, by
+	// container (hosted.ControlPlaneImages); optional.
+	controlPlaneImages map[string]string
 }
 
 func (o *Options) settings() (settings, error) {
@@ -134,6 +138,7 @@ func envSettings(getenv func(string) string) (settings, error) {
 	if len(missing) > 0 {
 		return settings{}, fmt.Errorf("operand images are not set: environment variable(s) %s must name the images", strings.Join(missing, ", "))
 	}
+	s.controlPlaneImages = hosted.ControlPlaneImages(getenv)
 	s.fsGroupPolicy = getenv(fsGroupPolicyEnv)
 	if s.fsGroupPolicy == "" {
 		s.fsGroupPolicy = string(storagev1.NoneFSGroupPolicy)

@@ -161,7 +161,7 @@ func (o *Options) lead(ctx context.Context, cc *controllercmd.ControllerContext,
 		}
 		reportNetworkPolicies(ctx, c, missingRights)
 	}
-	operand := newOperandControllers(c, recorder, render, hooks.Mounts{
+	operand := newOperandControllers(c, recorder, s, render, hooks.Mounts{
 		Config: configSource,
 		OpenStackCA: func() bool {
 			return secretsync.CAMounted(operandNS.Secrets().Lister().Secrets(names.OperandNamespace), caCopies...)

@@ -41,7 +41,9 @@ type WorkloadInputs struct {
 	// management cluster: its trusted CA and metrics certificate are read from ControllerConfigMaps and
 	// ControllerSecrets (informers of that namespace there), its replicas come from the availability
 	// policy, and hosted.ControlPlane.ControllerDeployment transforms it last.
-	Hosted               *hosted.ControlPlane
+	Hosted *hosted.ControlPlane
+	// ControlPlaneImages, hosted, replace the images of the controller's containers they name.
+	ControlPlaneImages   map[string]string
 	ControllerConfigMaps corev1informers.ConfigMapInformer
 	ControllerSecrets    corev1informers.SecretInformer
 	// HostedControlPlane, if set, gives the hosted control plane as its HostedControlPlane describes
@@ -99,6 +101,7 @@ func NewWorkloadHooks(in WorkloadInputs) WorkloadHooks {
 			if err != nil {
 				return err
 			}
+			hosted.SetControlPlaneImages(&d.Spec.Template.Spec, in.ControlPlaneImages)
 			return cp.ControllerDeployment(d)
 		})
 	}

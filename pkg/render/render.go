@@ -64,6 +64,8 @@ type Input struct {
 	ControlPlaneNodes int
 	// Hosted renders the hosted flavour for this hosted control plane; nil renders standalone.
 	Hosted *hosted.ControlPlane
+	// ControlPlaneImages, with Hosted, replace the controller's images they name (hosted.ControlPlaneImages).
+	ControlPlaneImages map[string]string
 }
 
 // Result is the rendered objects in apply order, and the share types that get no class.
@@ -155,7 +157,7 @@ func Objects(in Input) (*Result, error) {
 		r.Objects = append(r.Objects, sc)
 	}
 	if in.Hosted != nil {
-		if r.Hosted, err = split(r.Objects, *in.Hosted); err != nil {
+		if r.Hosted, err = split(r.Objects, *in.Hosted, in.ControlPlaneImages); err != nil {
 			return nil, err
 		}
 	}
@@ -165,7 +167,7 @@ func Objects(in Input) (*Result, error) {
 // split places each standalone object as the hosted flavour does: the guest's unchanged, the
 // management cluster's moved into the HCP namespace, the controller Deployment transformed (and its
 // spec hash taken again, as resourceapply would).
-func split(objects []runtime.Object, cp hosted.ControlPlane) (*HostedObjects, error) {
+func split(objects []runtime.Object, cp hosted.ControlPlane, images map[string]string) (*HostedObjects, error) {
 	placement, err := hosted.NewPlacement()
 	if err != nil {
 		return nil, err
@@ -187,6 +189,7 @@ func split(objects []runtime.Object, cp hosted.ControlPlane) (*HostedObjects, er
 			}
 			mgmt := obj.DeepCopyObject()
 			if d, ok := mgmt.(*appsv1.Deployment); ok {
+				hosted.SetControlPlaneImages(&d.Spec.Template.Spec, images)
 				if err := cp.ControllerDeployment(d); err != nil {
 					return nil, err
 				}

@@ -118,7 +118,7 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 	}
 	result, err := Objects(Input{ShareTypes: types, Cloud: in.Facts.Cloud, CABundle: in.CABundle, ConfigYAML: in.ConfigYAML,
 		MachineNetwork: in.Facts.MachineNetwork, Assets: vars, ClusterID: o.ClusterID, ControlPlaneNodes: o.ControlPlaneNodes,
-		Hosted: cp})
+		Hosted: cp, ControlPlaneImages: hosted.ControlPlaneImages(getenv)})
 	if err != nil {
 		return fail(ExitBadInput, "%v", err)
 	}

@@ -8,11 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -61,6 +63,9 @@ type Reporter struct {
 
 	mu   sync.Mutex
 	last *Verdict
+	// gated is whether the pod names PodConditionType in its readinessGates, read once (a pod's
+	// readiness gates never change); nil until read.
+	gated *bool
 }
 
 // Report records v if it differs from the last verdict reported (or the last write of the pod
@@ -89,8 +94,22 @@ func (r *Reporter) Report(ctx context.Context, v Verdict) error {
 	return nil
 }
 
+// setPodCondition writes the condition only on a pod that gates its readiness on it
+// (manifests/hosted). cluster-storage-operator's hosted Deployment has no such gate, and its Role
+// grants no pods/status: there the event and the log carry the verdict alone.
 func (r *Reporter) setPodCondition(ctx context.Context, v Verdict) error {
 	if r.PodName == "" || r.Pods == nil {
+		return nil
+	}
+	if r.gated == nil {
+		pod, err := r.Pods.Get(ctx, r.PodName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		gated := slices.ContainsFunc(pod.Spec.ReadinessGates, func(g corev1.PodReadinessGate) bool { return g.ConditionType == PodConditionType })
+		r.gated = &gated
+	}
+	if !*r.gated {
 		return nil
 	}
 	status := "False"
