@@ -201,3 +201,27 @@ func TestDeployment(t *testing.T) {
 		t.Errorf("want readOnlyRootFilesystem: true")
 	}
 }
+
+// The operator pod carries the labels HyperShift's and cluster-storage-operator's network policies
+// select (as CSO's hosted Deployment: need-management-kas-access for the management API, the
+// openshift.storage.network-policy ones for the API servers, DNS, egress and metrics).
+func TestNetworkPolicyLabels(t *testing.T) {
+	mgmt, _ := mustObjects(t)
+	for _, o := range mgmt {
+		if o.GetKind() != "Deployment" {
+			continue
+		}
+		labels := convert(t, o, &appsv1.Deployment{}).Spec.Template.Labels
+		for k, v := range map[string]string{
+			"app": names.OperatorName, "hypershift.openshift.io/need-management-kas-access": "true",
+			"openshift.storage.network-policy.api-server": "allow", "openshift.storage.network-policy.dns": "allow",
+			"openshift.storage.network-policy.all-egress": "allow", "openshift.storage.network-policy.operator-metrics-range": "allow",
+		} {
+			if labels[k] != v {
+				t.Errorf("pod label %s=%q, want %q", k, labels[k], v)
+			}
+		}
+		return
+	}
+	t.Fatal("no Deployment")
+}
