@@ -72,15 +72,15 @@ type clients struct {
 	credentials informers.SharedInformerFactory
 }
 
-// newClients builds the clients of one cluster from cc (standalone), or of the guest from guestConfig
-// and of the management cluster from cc (hosted: guestConfig set, hcp the HCP namespace).
-func newClients(cc *controllercmd.ControllerContext, guestConfig *rest.Config, hcp string) (*clients, error) {
+// newClients builds the clients of one cluster from cc (standalone), or, in the hosted flavour, of the
+// guest from guestConfig and of the management cluster (its HCP namespace) from cc.
+func newClients(cc *controllercmd.ControllerContext, f Flavour, guestConfig *rest.Config) (*clients, error) {
 	var clk clock.PassiveClock = clock.RealClock{}
 	if cc.Clock != nil {
 		clk = cc.Clock
 	}
 	kubeConfig, protoKubeConfig := cc.KubeConfig, cc.ProtoKubeConfig
-	if guestConfig != nil {
+	if f.IsHosted() {
 		kubeConfig, protoKubeConfig = guestConfig, protobuf(guestConfig)
 	}
 	kube, err := kubernetes.NewForConfig(withRateLimits(protoKubeConfig))
@@ -122,14 +122,14 @@ func newClients(cc *controllercmd.ControllerContext, guestConfig *rest.Config, h
 		operatorClient:    operatorClient,
 		clusterCSIDrivers: operatorTyped.OperatorV1().ClusterCSIDrivers(),
 		clock:             clk,
-		layout:            names.Standalone(),
+		layout:            f.Layout(),
 		mgmtKube:          kube,
 		mgmtDynamic:       dyn,
 		mgmtInformers:     kubeInformers,
 	}
 	var hostedFactories []informers.SharedInformerFactory
-	if guestConfig != nil {
-		c.layout = names.Hosted(hcp)
+	if f.IsHosted() {
+		hcp := c.layout.ControllerNamespace
 		if c.mgmtKube, err = kubernetes.NewForConfig(withRateLimits(cc.ProtoKubeConfig)); err != nil {
 			return nil, err
 		}

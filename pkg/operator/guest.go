@@ -16,7 +16,6 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/guestlink"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/guestkubeconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hosted"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 )
 
 // guestLink is the hosted operator's way to its guest: the followed kubeconfig file and what reports
@@ -73,15 +72,4 @@ func (g *guestLink) controller(cc *controllercmd.ControllerContext, interval tim
 	return guestlink.NewController(guestlink.Deps{
 		File: g.file, Probe: probe, Reporter: g.reporter, Interval: interval, Recorder: cc.EventRecorder,
 	})
-}
-
-// hostedValidator adds to validate the hosted flavour's refusal of extraMounts for the controller,
-// which runs in the management cluster.
-func hostedValidator(validate func(*operatorconfig.Config) error) func(*operatorconfig.Config) error {
-	return func(cfg *operatorconfig.Config) error {
-		if err := hosted.CheckConfig(cfg); err != nil {
-			return err
-		}
-		return validate(cfg)
-	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	opv1 "github.com/openshift/api/operator/v1"
@@ -65,19 +64,18 @@ type operandControllers struct {
 	snapshotCRDSynced func() bool
 }
 
-// newOperandControllers builds the operand's controllers; networkPolicies is whether the operator may
-// write the operand namespace's network policies (standalone only).
-func newOperandControllers(c *clients, recorder events.Recorder, s settings, render resourceapply.AssetFunc, mounts hooks.Mounts, networkPolicies bool) *operandControllers {
+// newOperandControllers builds the operand's controllers of flavour f; networkPolicies is whether the
+// operator may write the operand namespace's network policies (standalone only).
+func newOperandControllers(c *clients, recorder events.Recorder, f Flavour, render resourceapply.AssetFunc, mounts hooks.Mounts, networkPolicies bool) *operandControllers {
 	operandInformers := c.kubeInformers.InformersFor(names.OperandNamespace)
 	inputs := WorkloadInputs{
 		OperandConfigMaps: operandInformers.Core().V1().ConfigMaps(), OperandSecrets: operandInformers.Core().V1().Secrets(),
 		Nodes: c.kubeInformers.InformersFor("").Core().V1().Nodes(), Mounts: mounts,
 		Infrastructures: c.configInformer.Config().V1().Infrastructures().Lister(), Recorder: recorder,
+		// Hosted, until the HostedControlPlane is read: one replica, as csi-operator's hosted Manila controller.
+		Flavour: f,
 	}
-	if c.layout.Hosted {
-		// Until the HostedControlPlane is read: one replica, as csi-operator's hosted Manila controller.
-		inputs.Hosted = &hosted.ControlPlane{Namespace: c.layout.ControllerNamespace, Availability: hosted.SingleReplica}
-		inputs.ControlPlaneImages = s.controlPlaneImages
+	if f.IsHosted() {
 		inputs.ControllerConfigMaps = c.mgmtInformers.InformersFor(c.layout.ControllerNamespace).Core().V1().ConfigMaps()
 		inputs.ControllerSecrets = c.metricsCert.Core().V1().Secrets()
 		hcps := c.hostedControlPlanes.ForResource(hosted.HostedControlPlaneResource)
@@ -100,28 +98,28 @@ func newOperandControllers(c *clients, recorder events.Recorder, s settings, ren
 	}
 	never := func() bool { return false }
 
-	guestStatic := append(assets.StaticResources(), assets.CSIDriver)
-	if c.layout.Hosted {
-		guestStatic = onCluster(guestStatic, hosted.Guest)
-	}
 	set := csicontrollerset.NewCSIControllerSet(c.operatorClient, recorder).
-		WithStaticResourcesController(staticResourcesController, c.kube, c.dynamic, static, render, guestStatic).
+		WithStaticResourcesController(staticResourcesController, c.kube, c.dynamic, static, render, f.GuestStatic()).
 		// Created while the snapshot CRD exists, never deleted: snapshots taken with it keep a class.
 		WithConditionalStaticResourcesController(volumeSnapshotClassController, c.kube, c.dynamic, static, render,
 			[]string{assets.VolumeSnapshotClass}, crdExists, never)
 	deployments := operandInformers
 	var controlPlane *csicontrollerset.CSIControllerSet
-	if c.layout.Hosted {
-		// The controller's side: its static objects and the Deployment in the management cluster. No
-		// ServiceMonitor (docs/hosted.md).
+	if f.IsHosted() {
+		// The controller's side: its static objects and the Deployment in the management cluster.
 		mgmt := c.mgmtInformers.InformersFor(c.layout.ControllerNamespace)
 		deployments = mgmt
+		mgmtStatic, mgmtRender := f.ManagementStatic(render)
 		controlPlane = csicontrollerset.NewCSIControllerSet(c.operatorClient, recorder).
 			WithStaticResourcesController(controlPlaneStaticResourcesController, c.mgmtKube, c.mgmtDynamic, c.mgmtInformers,
-				inputs.Hosted.ManagementAssets(render), onCluster(assets.StaticResources(), hosted.Management)).
+				mgmtRender, mgmtStatic).
 			WithCSIDriverControllerService(controllerServiceController, render, assets.ControllerDeployment, c.mgmtKube,
 				mgmt, c.configInformer, w.ControllerInformers, w.Controller...)
 	} else {
+		set = set.WithCSIDriverControllerService(controllerServiceController, render, assets.ControllerDeployment, c.kube,
+			operandInformers, c.configInformer, w.ControllerInformers, w.Controller...)
+	}
+	if f.StandaloneExtras() {
 		if networkPolicies {
 			set = set.WithConditionalStaticResourcesController(networkPoliciesController, c.kube, c.dynamic, static, render,
 				assets.NetworkPolicies(), func() bool { return true }, never)
@@ -129,9 +127,7 @@ func newOperandControllers(c *clients, recorder events.Recorder, s settings, ren
 		set = set.WithConditionalStaticResourcesController(retiredResourcesController, c.kube, c.dynamic, static, retiredAsset,
 			[]string{retiredPDB}, never, func() bool { return true }).
 			// library-go ignores the ServiceMonitor's NotFound while monitoring's CRD is absent.
-			WithServiceMonitorController(serviceMonitorController, c.dynamic, render, assets.ServiceMonitor).
-			WithCSIDriverControllerService(controllerServiceController, render, assets.ControllerDeployment, c.kube,
-				operandInformers, c.configInformer, w.ControllerInformers, w.Controller...)
+			WithServiceMonitorController(serviceMonitorController, c.dynamic, render, assets.ServiceMonitor)
 	}
 	set = set.WithCSIDriverNodeService(nodeServiceController, render, assets.NodeDaemonSet, c.kube,
 		operandInformers, w.NodeInformers, w.Node...)
@@ -170,12 +166,6 @@ func currentControlPlane(namespace string, lister cache.GenericLister) (hosted.C
 		return hosted.ControlPlane{}, fmt.Errorf("HostedControlPlane in %s: unexpected %T", namespace, objs[0])
 	}
 	return hosted.FromHostedControlPlane(namespace, u)
-}
-
-// onCluster keeps the assets the hosted flavour applies to cluster.
-func onCluster(files []string, cluster hosted.Cluster) []string {
-	on := hosted.AssetsOn(cluster)
-	return slices.DeleteFunc(slices.Clone(files), func(f string) bool { return !slices.Contains(on, f) })
 }
 
 func mustRender(render resourceapply.AssetFunc, file string) []byte {

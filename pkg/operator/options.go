@@ -12,7 +12,6 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/manila-csi/manila-csi-driver-operator/assets"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/hosted"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 )
 
@@ -92,16 +91,10 @@ const fsGroupPolicyEnv = "CSI_FSGROUP_POLICY"
 type settings struct {
 	images        map[string]string
 	fsGroupPolicy string
-	// controlPlaneImages are the hosted controller's images for the management cluster's nodes, by
-	// container (hosted.ControlPlaneImages); optional.
-	controlPlaneImages map[string]string
 }
 
 func (o *Options) settings() (settings, error) {
-	getenv := o.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
+	getenv := o.getenv()
 	if o.PollInterval < operatorconfig.MinPollInterval {
 		return settings{}, fmt.Errorf("--manila-poll-interval %s is below the minimum of %s", o.PollInterval, operatorconfig.MinPollInterval)
 	}
@@ -138,7 +131,6 @@ func envSettings(getenv func(string) string) (settings, error) {
 	if len(missing) > 0 {
 		return settings{}, fmt.Errorf("operand images are not set: environment variable(s) %s must name the images", strings.Join(missing, ", "))
 	}
-	s.controlPlaneImages = hosted.ControlPlaneImages(getenv)
 	s.fsGroupPolicy = getenv(fsGroupPolicyEnv)
 	if s.fsGroupPolicy == "" {
 		s.fsGroupPolicy = string(storagev1.NoneFSGroupPolicy)
@@ -158,4 +150,20 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+func (o *Options) getenv() func(string) string {
+	if o.Getenv == nil {
+		return os.Getenv
+	}
+	return o.Getenv
+}
+
+// flavour chooses the operand's flavour, once: hosted in the HCP namespace hcp when a guest
+// kubeconfig is given.
+func (o *Options) flavour(hcp string) Flavour {
+	if o.GuestKubeconfig == "" {
+		return StandaloneFlavour()
+	}
+	return HostedFlavour(hcp, o.getenv())
 }

@@ -63,15 +63,16 @@ func (o *Options) run(ctx, stop context.Context, cc *controllercmd.ControllerCon
 	if err != nil {
 		return err
 	}
+	f := o.flavour(cc.OperatorNamespace)
 	var guestConfig *rest.Config
 	var guest *guestLink
-	if o.GuestKubeconfig != "" {
+	if f.IsHosted() {
 		if guest, err = o.connectGuest(ctx, cc); err != nil || guest == nil {
 			return err // nil: stopped before the guest kubeconfig could be read
 		}
 		guestConfig = guest.file.Config()
 	}
-	c, err := newClients(cc, guestConfig, cc.OperatorNamespace)
+	c, err := newClients(cc, f, guestConfig)
 	if err != nil {
 		return err
 	}
@@ -88,7 +89,7 @@ func (o *Options) run(ctx, stop context.Context, cc *controllercmd.ControllerCon
 	}
 	leading, stopLeading := context.WithCancel(ctx)
 	defer stopLeading()
-	if err := o.lead(leading, cc, s, c, guest); err != nil {
+	if err := o.lead(leading, cc, s, f, c, guest); err != nil {
 		return err
 	}
 	err = o.yieldToPredecessors(ctx, c, gate, stopLeading)
@@ -100,10 +101,10 @@ func (o *Options) run(ctx, stop context.Context, cc *controllercmd.ControllerCon
 }
 
 // lead starts the informers and controllers, which run until ctx ends.
-func (o *Options) lead(ctx context.Context, cc *controllercmd.ControllerContext, s settings, c *clients, guest *guestLink) error {
+func (o *Options) lead(ctx context.Context, cc *controllercmd.ControllerContext, s settings, f Flavour, c *clients, guest *guestLink) error {
 	clk := c.clock
 	layout := c.layout
-	recorder := newRecorder(ctx, c.kube, names.OperatorName, clk, layout.Hosted)
+	recorder := newRecorder(ctx, c.kube, names.OperatorName, clk, f.IsHosted())
 	defer recorder.Shutdown()
 
 	// The config observer (proxy and TLS profile into spec.observedConfig) runs from the process's
@@ -122,9 +123,7 @@ func (o *Options) lead(ctx context.Context, cc *controllercmd.ControllerContext,
 	if err != nil {
 		return err
 	}
-	if layout.Hosted {
-		validateMounts = hostedValidator(validateMounts)
-	}
+	validateMounts = f.ConfigValidator(validateMounts)
 	operatorNS := c.operatorConfig.Core().V1()
 	operandNS := c.kubeInformers.InformersFor(names.OperandNamespace).Core().V1()
 	cloudConfigs := c.mgmtInformers.InformersFor(layout.CloudConfigNamespace).Core().V1().ConfigMaps()
@@ -134,7 +133,7 @@ func (o *Options) lead(ctx context.Context, cc *controllercmd.ControllerContext,
 	configSource := operatorconfig.NewSource(operatorConfigMaps, validateMounts).
 		WithPersisted(func() (string, bool) { return store.Get(state.OperatorConfigKey) })
 	var migrate corev1client.ConfigMapsGetter
-	if !layout.Hosted { // hosted came after the rename: the guest has no legacy configuration
+	if f.ReadsLegacyConfig() {
 		configSource = configSource.WithLegacy(operatorConfigMaps)
 		migrate = c.kube.CoreV1()
 	}
@@ -146,7 +145,7 @@ func (o *Options) lead(ctx context.Context, cc *controllercmd.ControllerContext,
 		hooks.Events(operatorNS.ConfigMaps().Informer(), hooks.Named(operatorconfig.ConfigMapName, operatorconfig.LegacyConfigMapName, state.ConfigMapName)),
 	}
 	var stateInformer corev1informers.ConfigMapInformer
-	if layout.Hosted {
+	if f.IsHosted() {
 		controllerConfigMaps := c.mgmtInformers.InformersFor(layout.ControllerNamespace).Core().V1().ConfigMaps()
 		caCopies = append(caCopies, controllerConfigMaps.Lister().ConfigMaps(layout.ControllerNamespace))
 		stateInformer = stateConfigMaps
@@ -155,19 +154,19 @@ func (o *Options) lead(ctx context.Context, cc *controllercmd.ControllerContext,
 	}
 	o.reportServingConfig(ctx, c)
 	var missingRights []string
-	if !layout.Hosted {
+	if f.StandaloneExtras() {
 		if missingRights, err = missingNetworkPolicyRights(ctx, c.kube); err != nil {
 			return fmt.Errorf("reviewing the operator's access to network policies: %w", err)
 		}
 		reportNetworkPolicies(ctx, c, missingRights)
 	}
-	operand := newOperandControllers(c, recorder, s, render, hooks.Mounts{
+	operand := newOperandControllers(c, recorder, f, render, hooks.Mounts{
 		Config: configSource,
 		OpenStackCA: func() bool {
 			return secretsync.CAMounted(operandNS.Secrets().Lister().Secrets(names.OperandNamespace), caCopies...)
 		},
 		Informers: mountInformers,
-	}, !layout.Hosted && len(missingRights) == 0)
+	}, f.StandaloneExtras() && len(missingRights) == 0)
 	verifiedCredentials := &verified.Credentials{}
 	secretSyncDeps := secretsync.Deps{
 		Layout: layout, Verified: verifiedCredentials,
@@ -176,7 +175,7 @@ func (o *Options) lead(ctx context.Context, cc *controllercmd.ControllerContext,
 		Namespaces: c.owned.Core().V1().Namespaces(), Infrastructures: c.configInformer.Config().V1().Infrastructures(),
 		Recorder: recorder, Clock: clk, Grace: o.SecretGrace,
 	}
-	if layout.Hosted {
+	if f.IsHosted() {
 		secretSyncDeps.ControllerConfigMaps = c.mgmtKube.CoreV1()
 	}
 	secretSyncController := secretsync.NewController(secretSyncDeps)

@@ -37,17 +37,16 @@ type WorkloadInputs struct {
 	// an event when a value read from the cluster is refused (hooks.ClusterValues).
 	Infrastructures configv1listers.InfrastructureLister
 	Recorder        events.Recorder
-	// Hosted, if set, places the controller Deployment in the hosted control plane's namespace of the
-	// management cluster: its trusted CA and metrics certificate are read from ControllerConfigMaps and
-	// ControllerSecrets (informers of that namespace there), its replicas come from the availability
-	// policy, and hosted.ControlPlane.ControllerDeployment transforms it last.
-	Hosted *hosted.ControlPlane
-	// ControlPlaneImages, hosted, replace the images of the controller's containers they name.
-	ControlPlaneImages   map[string]string
+	// Flavour, if hosted, places the controller Deployment in the hosted control plane's namespace of
+	// the management cluster: its trusted CA and metrics certificate are read from
+	// ControllerConfigMaps and ControllerSecrets (informers of that namespace there), its replicas
+	// come from the availability policy, its images from the control-plane images, and
+	// hosted.ControlPlane.ControllerDeployment transforms it last.
+	Flavour              Flavour
 	ControllerConfigMaps corev1informers.ConfigMapInformer
 	ControllerSecrets    corev1informers.SecretInformer
 	// HostedControlPlane, if set, gives the hosted control plane as its HostedControlPlane describes
-	// it now (availability policy, node selector, tolerations), in place of Hosted; its informer
+	// it now (availability policy, node selector, tolerations), in place of Flavour.Hosted; its informer
 	// re-runs the controller's hooks when it changes.
 	HostedControlPlane         func() (hosted.ControlPlane, error)
 	HostedControlPlaneInformer factory.Informer
@@ -72,8 +71,9 @@ func NewWorkloadHooks(in WorkloadInputs) WorkloadHooks {
 	values := &hooks.ClusterValues{Infrastructures: in.Infrastructures, Recorder: in.Recorder}
 	controllerMounts, mountInformers := in.Mounts.Deployment(extramounts.ControllerTarget)
 	controllerNS, controllerConfigMaps, controllerSecrets := names.OperandNamespace, in.OperandConfigMaps, in.OperandSecrets
-	if in.Hosted != nil {
-		controllerNS, controllerConfigMaps, controllerSecrets = in.Hosted.Namespace, in.ControllerConfigMaps, in.ControllerSecrets
+	hostedCP := in.Flavour.Hosted
+	if hostedCP != nil {
+		controllerNS, controllerConfigMaps, controllerSecrets = hostedCP.Namespace, in.ControllerConfigMaps, in.ControllerSecrets
 	}
 	deploymentHooks := []dc.DeploymentHookFunc{
 		values.Deployment(),
@@ -83,7 +83,7 @@ func NewWorkloadHooks(in WorkloadInputs) WorkloadHooks {
 		// Hosted too, the guest's driver secret: the provisioner reads it there.
 		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, in.OperandSecrets),
 	}
-	if in.Hosted == nil {
+	if hostedCP == nil {
 		deploymentHooks = append(deploymentHooks, dc.WithReplicasHook(in.Nodes.Lister()))
 	}
 	deploymentHooks = append(deploymentHooks,
@@ -91,8 +91,8 @@ func NewWorkloadHooks(in WorkloadInputs) WorkloadHooks {
 		hooks.DeploymentNoPlaceholders,
 		controllerMounts,
 	)
-	if in.Hosted != nil {
-		current := func() (hosted.ControlPlane, error) { return *in.Hosted, nil }
+	if hostedCP != nil {
+		current := func() (hosted.ControlPlane, error) { return *hostedCP, nil }
 		if in.HostedControlPlane != nil {
 			current = in.HostedControlPlane
 		}
@@ -101,7 +101,7 @@ func NewWorkloadHooks(in WorkloadInputs) WorkloadHooks {
 			if err != nil {
 				return err
 			}
-			hosted.SetControlPlaneImages(&d.Spec.Template.Spec, in.ControlPlaneImages)
+			hosted.SetControlPlaneImages(&d.Spec.Template.Spec, in.Flavour.ControlPlaneImages)
 			return cp.ControllerDeployment(d)
 		})
 	}
@@ -112,7 +112,7 @@ func NewWorkloadHooks(in WorkloadInputs) WorkloadHooks {
 		hooks.Events(in.OperandSecrets.Informer(), hooks.Named(MetricsCertSecret, names.DriverSecret)),
 	}
 	controllerInformers := slices.Clone(workloadInformers)
-	if in.Hosted != nil {
+	if hostedCP != nil {
 		controllerInformers = append(controllerInformers,
 			hooks.Events(controllerConfigMaps.Informer(), hooks.Named(hooks.TrustedCAConfigMap, names.CloudCAConfigMap)),
 			hooks.Events(controllerSecrets.Informer(), hooks.Named(MetricsCertSecret)))

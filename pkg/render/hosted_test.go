@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/hosted"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operator"
@@ -43,7 +42,7 @@ func TestHostedSplit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in.Hosted = &hosted.ControlPlane{Namespace: "clusters-x", Availability: hosted.SingleReplica}
+	in.Flavour = operator.HostedFlavour("clusters-x", testImages)
 	r, err := Objects(in)
 	if err != nil {
 		t.Fatal(err)

@@ -17,11 +17,8 @@ import (
 	"github.com/openshift/library-go/pkg/operator/csi/csiconfigobservercontroller"
 	"github.com/openshift/library-go/pkg/operator/csi/csidrivernodeservicecontroller"
 	"github.com/openshift/library-go/pkg/operator/events"
-	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
@@ -33,7 +30,6 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/runtimeconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/exportlocation"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/hosted"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
@@ -62,10 +58,8 @@ type Input struct {
 	ClusterID string
 	// ControlPlaneNodes is how many control-plane nodes the cluster has.
 	ControlPlaneNodes int
-	// Hosted renders the hosted flavour for this hosted control plane; nil renders standalone.
-	Hosted *hosted.ControlPlane
-	// ControlPlaneImages, with Hosted, replace the controller's images they name (hosted.ControlPlaneImages).
-	ControlPlaneImages map[string]string
+	// Flavour is standalone or hosted (operator.HostedFlavour), as start chooses it.
+	Flavour operator.Flavour
 }
 
 // Result is the rendered objects in apply order, and the share types that get no class.
@@ -86,8 +80,10 @@ type HostedObjects struct {
 	Guest      []runtime.Object
 }
 
-// Objects renders everything the operator would apply for in.
+// Objects renders everything the operator would apply for in: for the hosted flavour, through the
+// same choices start makes (operator.Flavour: the assets of each side, the controller's hosted hooks).
 func Objects(in Input) (*Result, error) {
+	f := in.Flavour
 	w, err := newWorld(in)
 	if err != nil {
 		return nil, err
@@ -96,31 +92,45 @@ func Objects(in Input) (*Result, error) {
 	if problem != nil {
 		return nil, problem
 	}
-	if in.Hosted != nil {
-		if err := in.Hosted.Validate(); err != nil {
+	if f.IsHosted() {
+		if err := f.Hosted.Validate(); err != nil {
 			return nil, err
 		}
-		if err := hosted.CheckConfig(cfg); err != nil {
+		if err := f.ConfigValidator(func(*operatorconfig.Config) error { return nil })(cfg); err != nil {
 			return nil, err
 		}
 	}
-	r := &Result{}
+	var guest, mgmt []runtime.Object
 	render := in.Assets.AssetFunc()
-	// The network policies as where the operator may write them (cluster-storage-operator from 5.0).
-	static := append(append(assets.StaticResources(), assets.NetworkPolicies()...), assets.CSIDriver, assets.VolumeSnapshotClass, assets.ServiceMonitor)
-	for _, name := range static {
-		obj, err := staticAsset(render, name)
-		if err != nil {
-			return nil, err
+	add := func(to *[]runtime.Object, render func(string) ([]byte, error), names ...string) error {
+		for _, name := range names {
+			obj, err := staticAsset(render, name)
+			if err != nil {
+				return err
+			}
+			*to = append(*to, obj)
 		}
-		r.Objects = append(r.Objects, obj)
+		return nil
 	}
-	r.Objects = append(r.Objects, w.operandObjects...)
+	if err := add(&guest, render, guestAssets(f)...); err != nil {
+		return nil, err
+	}
+	mgmtNames, mgmtRender := f.ManagementStatic(render)
+	if err := add(&mgmt, mgmtRender, mgmtNames...); err != nil {
+		return nil, err
+	}
+	guest = append(guest, w.operandObjects...)
+	mgmt = append(mgmt, w.controllerObjects...)
 
-	hooksOf := operator.NewWorkloadHooks(operator.WorkloadInputs{
+	inputs := operator.WorkloadInputs{
 		OperandConfigMaps: w.kube.Core().V1().ConfigMaps(), OperandSecrets: w.kube.Core().V1().Secrets(),
 		Nodes: w.kube.Core().V1().Nodes(), Mounts: w.mounts, Infrastructures: w.config.Config().V1().Infrastructures().Lister(),
-	})
+		Flavour: f,
+	}
+	if f.IsHosted() {
+		inputs.ControllerConfigMaps, inputs.ControllerSecrets = w.kube.Core().V1().ConfigMaps(), w.kube.Core().V1().Secrets()
+	}
+	hooksOf := operator.NewWorkloadHooks(inputs)
 	spec, err := operatorSpec()
 	if err != nil {
 		return nil, err
@@ -134,7 +144,11 @@ func Objects(in Input) (*Result, error) {
 		return nil, err
 	}
 	deployment.TypeMeta = metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"}
-	r.Objects = append(r.Objects, deployment)
+	if f.IsHosted() {
+		mgmt = append(mgmt, deployment)
+	} else {
+		guest = append(guest, deployment)
+	}
 	for _, node := range []struct {
 		asset string
 		hooks []csidrivernodeservicecontroller.DaemonSetHookFunc
@@ -148,64 +162,31 @@ func Objects(in Input) (*Result, error) {
 			return nil, err
 		}
 		ds.TypeMeta = metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"}
-		r.Objects = append(r.Objects, ds)
+		guest = append(guest, ds)
 	}
 
 	classes, skipped, notices := storageClasses(in.ShareTypes, cfg.StorageClasses)
-	r.Skipped, r.Notices = skipped, append(w.notices, notices...)
+	r := &Result{Skipped: skipped, Notices: append(w.notices, notices...)}
 	for _, sc := range classes {
-		r.Objects = append(r.Objects, sc)
+		guest = append(guest, sc)
 	}
-	if in.Hosted != nil {
-		if r.Hosted, err = split(r.Objects, *in.Hosted, in.ControlPlaneImages); err != nil {
-			return nil, err
-		}
+	if f.IsHosted() {
+		r.Hosted = &HostedObjects{Namespace: f.Hosted.Namespace, Management: mgmt, Guest: guest}
+	} else {
+		r.Objects = guest
 	}
 	return r, nil
 }
 
-// split places each standalone object as the hosted flavour does: the guest's unchanged, the
-// management cluster's moved into the HCP namespace, the controller Deployment transformed (and its
-// spec hash taken again, as resourceapply would).
-func split(objects []runtime.Object, cp hosted.ControlPlane, images map[string]string) (*HostedObjects, error) {
-	placement, err := hosted.NewPlacement()
-	if err != nil {
-		return nil, err
+// guestAssets are the static assets applied in the cluster the operator serves, in the operator's
+// order: the flavour's, the VolumeSnapshotClass (its CRD is taken to exist), and standalone the
+// ServiceMonitor and the network policies (where the operator may write them: cluster-storage-operator
+// from 5.0).
+func guestAssets(f operator.Flavour) []string {
+	if !f.StandaloneExtras() {
+		return append(f.GuestStatic(), assets.VolumeSnapshotClass)
 	}
-	out := &HostedObjects{Namespace: cp.Namespace}
-	for _, obj := range objects {
-		m, err := meta.Accessor(obj)
-		if err != nil {
-			return nil, err
-		}
-		clusters, err := placement.Clusters(obj.GetObjectKind().GroupVersionKind().Kind, m.GetName())
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range clusters {
-			if c == hosted.Guest {
-				out.Guest = append(out.Guest, obj)
-				continue
-			}
-			mgmt := obj.DeepCopyObject()
-			if d, ok := mgmt.(*appsv1.Deployment); ok {
-				hosted.SetControlPlaneImages(&d.Spec.Template.Spec, images)
-				if err := cp.ControllerDeployment(d); err != nil {
-					return nil, err
-				}
-				if err := resourceapply.SetSpecHashAnnotation(&d.ObjectMeta, d.Spec); err != nil {
-					return nil, err
-				}
-			} else {
-				m, _ := meta.Accessor(mgmt)
-				if err := cp.ToManagement(m); err != nil {
-					return nil, err
-				}
-			}
-			out.Management = append(out.Management, mgmt)
-		}
-	}
-	return out, nil
+	return append(append(assets.StaticResources(), assets.NetworkPolicies()...), assets.CSIDriver, assets.VolumeSnapshotClass, assets.ServiceMonitor)
 }
 
 // storageClasses plans the classes as the StorageClass controller does on a cluster without Manila
@@ -262,8 +243,9 @@ type world struct {
 	source *operatorconfig.Source
 	mounts hooks.Mounts
 	// operandObjects are the objects other controllers write into the operand namespace: the CA
-	// copy, the runtime config and the driver secret.
-	operandObjects []runtime.Object
+	// copy, the runtime config and the driver secret; controllerObjects, hosted, those they write
+	// beside the controller (the CA copy).
+	operandObjects, controllerObjects []runtime.Object
 	// notices are what those controllers would tell in events.
 	notices []string
 }
@@ -287,7 +269,7 @@ func newWorld(in Input) (*world, error) {
 	nodes := w.kube.Core().V1().Nodes()
 
 	topology := configv1.HighlyAvailableTopologyMode
-	if in.Hosted != nil {
+	if in.Flavour.IsHosted() {
 		// What a hosted cluster's Infrastructure says: its control plane runs elsewhere.
 		topology = configv1.ExternalTopologyMode
 	}
@@ -311,6 +293,12 @@ func newWorld(in Input) (*world, error) {
 	trusted := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: hooks.TrustedCAConfigMap, Namespace: names.OperandNamespace},
 		Data: map[string]string{"ca-bundle.crt": ""}}
 	cms := []any{trusted}
+	if in.Flavour.IsHosted() {
+		// The management cluster's network operator fills the controller's.
+		hcpTrusted := trusted.DeepCopy()
+		hcpTrusted.Namespace = in.Flavour.Hosted.Namespace
+		cms = append(cms, hcpTrusted)
+	}
 	if len(in.ConfigYAML) > 0 {
 		cms = append(cms, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: operatorconfig.ConfigMapName, Namespace: names.OperatorNamespace,
 			ResourceVersion: "1"}, // the Source re-parses on a new version
@@ -324,6 +312,12 @@ func newWorld(in Input) (*world, error) {
 			Data:       map[string]string{names.CABundleKey: string(in.CABundle)}}
 		cms = append(cms, src, cp)
 		w.operandObjects = append(w.operandObjects, cp)
+		if in.Flavour.IsHosted() {
+			hcpCopy := cp.DeepCopy()
+			hcpCopy.Namespace = in.Flavour.Hosted.Namespace
+			cms = append(cms, hcpCopy)
+			w.controllerObjects = append(w.controllerObjects, hcpCopy)
+		}
 	}
 	if err := add(configMaps.Informer().GetStore(), cms...); err != nil {
 		return nil, err

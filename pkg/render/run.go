@@ -98,6 +98,12 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(ExitBadInput, "%v", err)
 	}
+	flavour := operator.StandaloneFlavour()
+	if cp != nil {
+		// As start chooses it, with the availability policy a HostedControlPlane would give.
+		flavour = operator.HostedFlavour(cp.Namespace, getenv)
+		flavour.Hosted = cp
+	}
 	var types []manilatypes.ShareType
 	if o.ShareTypesFile != "" {
 		if types, err = ReadShareTypes(o.ShareTypesFile); err != nil {
@@ -118,7 +124,7 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 	}
 	result, err := Objects(Input{ShareTypes: types, Cloud: in.Facts.Cloud, CABundle: in.CABundle, ConfigYAML: in.ConfigYAML,
 		MachineNetwork: in.Facts.MachineNetwork, Assets: vars, ClusterID: o.ClusterID, ControlPlaneNodes: o.ControlPlaneNodes,
-		Hosted: cp, ControlPlaneImages: hosted.ControlPlaneImages(getenv)})
+		Flavour: flavour})
 	if err != nil {
 		return fail(ExitBadInput, "%v", err)
 	}

@@ -77,7 +77,10 @@ func proveInjectionRefused(t *testing.T, iw injectionWorld) {
 		t.Fatal(err)
 	}
 	good := infra.Status.InfrastructureName
-	t.Cleanup(func() { setInfrastructureName(t, iw.cluster, good); setProxyStatus(t, iw.cluster, configv1.ProxyStatus{}) })
+	t.Cleanup(func() {
+		setInfrastructureName(t, iw.cluster, good)
+		setProxyStatus(t, iw.cluster, configv1.ProxyStatus{})
+	})
 	waitController(t, iw, "--cluster-id="+good)
 	iw.cluster.WaitForCondition(t, controllerServiceDegraded, operatorv1.ConditionFalse)
 	// Once the driver secret is written, the Deployment's inputs are all there: what follows changes
