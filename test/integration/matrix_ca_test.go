@@ -89,9 +89,10 @@ func TestCABundleMatrix(t *testing.T) {
 		})
 	}
 
-	// Removed after success: the operator can no longer log in over TLS, so the driver keeps the
-	// secret that points at the CA copy, and the copy stays.
-	t.Run("removed after success", func(t *testing.T) {
+	// Removed after success (the key emptied, the ConfigMap deleted): the operator can no longer log in
+	// over TLS, so the driver keeps the secret that points at the CA copy, the copy stays, and so do
+	// the workloads' mounts of it: the secret and the mount change together or not at all.
+	caStays := func(t *testing.T, remove, restore func()) {
 		good, err := driverSecret(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -99,8 +100,17 @@ func TestCABundleMatrix(t *testing.T) {
 		if len(good.Data["os-certAuthorityPath"]) == 0 {
 			t.Fatalf("the driver secret does not point at the CA before the removal")
 		}
-		setBundle("")
-		framework.Consistently(t, 6*time.Second, "the driver secret and the CA copy stay (a poll and more)", func(ctx context.Context) error {
+		if err := workloadsMountCA(ctx, true); err != nil {
+			t.Fatal(err)
+		}
+		remove()
+		framework.Eventually(t, framework.DefaultTimeout, "a failed login without the CA", func(context.Context) error {
+			if c := world.Condition(t, manila.ConditionDegraded); c == nil || c.Status != operatorv1.ConditionTrue {
+				return fmt.Errorf("%s is %+v", manila.ConditionDegraded, c)
+			}
+			return nil
+		})
+		framework.Consistently(t, 3*time.Second, "the driver secret, the CA copy and the mounts stay", func(ctx context.Context) error {
 			s, err := driverSecret(ctx)
 			if err != nil {
 				return err
@@ -108,9 +118,76 @@ func TestCABundleMatrix(t *testing.T) {
 			if s.ResourceVersion != good.ResourceVersion {
 				return fmt.Errorf("the driver secret was rewritten without a verified login")
 			}
-			return copyIsGood(ctx)
+			if err := copyIsGood(ctx); err != nil {
+				return err
+			}
+			return workloadsMountCA(ctx, true)
 		})
-		setBundle(string(proxy.CAPEM))
+		restore()
 		world.WaitForCondition(t, manila.ConditionDegraded, operatorv1.ConditionFalse)
+	}
+	t.Run("emptied after success", func(t *testing.T) {
+		caStays(t, func() { setBundle("") }, func() { setBundle(string(proxy.CAPEM)) })
 	})
+	t.Run("deleted after success", func(t *testing.T) {
+		caStays(t, func() {
+			if err := cms.Delete(ctx, names.CloudConfigMap, metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}, func() {
+			if _, err := cms.Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	})
+	// Where cloud-credential-operator puts the CA now: the credentials Secret's key cacert. With the
+	// ConfigMap gone, the login, the secret's CA path, the copy and the mounts all come from it.
+	t.Run("from the credentials Secret's cacert", func(t *testing.T) {
+		if err := world.WriteSecret(ctx, names.OperatorNamespace, names.CloudCredentialsSecret, map[string][]byte{names.CloudsYAMLKey: tlsClouds, "cacert": proxy.CAPEM}); err != nil {
+			t.Fatal(err)
+		}
+		if err := cms.Delete(ctx, names.CloudConfigMap, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		world.WaitForCondition(t, secretsync.ConditionDegraded, operatorv1.ConditionFalse)
+		framework.Consistently(t, 3*time.Second, "the CA in force, from the Secret", func(ctx context.Context) error {
+			if c := world.Condition(t, manila.ConditionDegraded); c != nil && c.Status == operatorv1.ConditionTrue {
+				return fmt.Errorf("the operator cannot log in with the Secret's CA: %s", c.Message)
+			}
+			s, err := driverSecret(ctx)
+			if err != nil {
+				return err
+			}
+			if len(s.Data["os-certAuthorityPath"]) == 0 {
+				return fmt.Errorf("the driver secret does not point at the CA")
+			}
+			if err := copyIsGood(ctx); err != nil {
+				return err
+			}
+			return workloadsMountCA(ctx, true)
+		})
+	})
+}
+
+// workloadsMountCA checks that the controller Deployment and the node DaemonSet mount (or not) the
+// OpenStack CA copy.
+func workloadsMountCA(ctx context.Context, want bool) error {
+	d, err := world.Kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, framework.ControllerDeployment, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	ds, err := world.Kube.AppsV1().DaemonSets(names.OperandNamespace).Get(ctx, framework.NodeDaemonSet, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	for what, spec := range map[string]corev1.PodSpec{"Deployment " + d.Name: d.Spec.Template.Spec, "DaemonSet " + ds.Name: ds.Spec.Template.Spec} {
+		mounted := false
+		for _, v := range spec.Volumes {
+			mounted = mounted || v.Name == "openstack-ca"
+		}
+		if mounted != want {
+			return fmt.Errorf("%s mounts the OpenStack CA: %v, want %v", what, mounted, want)
+		}
+	}
+	return nil
 }
