@@ -133,8 +133,17 @@ func (w *World) StartHosted(t testing.TB, opts HostedOptions) *HostedWorld {
 	if err != nil {
 		t.Fatalf("starting the guest cluster: %v", err)
 	}
+	// The guest's network operator fills its trusted CA ConfigMaps (the node plugins mount them), as
+	// the management cluster's fills the controller's.
+	injecting, stopInjecting := context.WithCancel(context.Background())
+	if _, err := StartTrustedCAInjector(injecting, guest.Kube, w.TrustedCABundle); err != nil {
+		stopInjecting()
+		guest.Stop()
+		t.Fatalf("the guest's trusted CA injector: %v", err)
+	}
 	hw := &HostedWorld{World: w, Guest: guest, HCPNamespace: ns}
 	t.Cleanup(func() {
+		stopInjecting()
 		err := w.Kube.CoreV1().Secrets(ns).Delete(context.Background(), GuestKubeconfigSecret, metav1.DeleteOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			t.Errorf("deleting Secret %s/%s: %v", ns, GuestKubeconfigSecret, err)
