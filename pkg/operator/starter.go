@@ -11,9 +11,7 @@ import (
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/csi/csicontrollerset"
 	"github.com/openshift/library-go/pkg/operator/csi/csistorageclasscontroller"
-	corev1informers "k8s.io/client-go/informers/core/v1"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
-	corev1listers "k8s.io/client-go/listers/core/v1"
+	"github.com/openshift/library-go/pkg/operator/events"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -25,11 +23,9 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/staleconditions"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/storageclasses"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/workloadselector"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/leasegate"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/state"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/verified"
 )
@@ -102,9 +98,7 @@ func (o *Options) run(ctx, stop context.Context, cc *controllercmd.ControllerCon
 
 // lead starts the informers and controllers, which run until ctx ends.
 func (o *Options) lead(ctx context.Context, cc *controllercmd.ControllerContext, s settings, f Flavour, c *clients, guest *guestLink) error {
-	clk := c.clock
-	layout := c.layout
-	recorder := newRecorder(ctx, c.kube, names.OperatorName, clk, f.IsHosted())
+	recorder := newRecorder(ctx, c.kube, names.OperatorName, c.clock, f.IsHosted())
 	defer recorder.Shutdown()
 
 	// The config observer (proxy and TLS profile into spec.observedConfig) runs from the process's
@@ -119,38 +113,9 @@ func (o *Options) lead(ctx context.Context, cc *controllercmd.ControllerContext,
 	if err != nil {
 		return err
 	}
-	validateMounts, err := mountsValidator(render)
+	in, err := newSharedInputs(f, c, render)
 	if err != nil {
 		return err
-	}
-	validateMounts = f.ConfigValidator(validateMounts)
-	operatorNS := c.operatorConfig.Core().V1()
-	operandNS := c.kubeInformers.InformersFor(names.OperandNamespace).Core().V1()
-	cloudConfigs := c.mgmtInformers.InformersFor(layout.CloudConfigNamespace).Core().V1().ConfigMaps()
-	stateConfigMaps := c.mgmtInformers.InformersFor(layout.StateNamespace).Core().V1().ConfigMaps()
-	operatorConfigMaps := operatorNS.ConfigMaps().Lister().ConfigMaps(names.OperatorNamespace)
-	store := state.NewStore(layout.StateNamespace, stateConfigMaps.Lister(), c.mgmtKube.CoreV1())
-	configSource := operatorconfig.NewSource(operatorConfigMaps, validateMounts).
-		WithPersisted(func() (string, bool) { return store.Get(state.OperatorConfigKey) })
-	var migrate corev1client.ConfigMapsGetter
-	if f.ReadsLegacyConfig() {
-		configSource = configSource.WithLegacy(operatorConfigMaps)
-		migrate = c.kube.CoreV1()
-	}
-	caCopies := []corev1listers.ConfigMapNamespaceLister{operandNS.ConfigMaps().Lister().ConfigMaps(names.OperandNamespace)}
-	// Of busy namespaces, the events of the ConfigMaps the mounts read only: the operator config (and
-	// the state ConfigMap that keeps its last valid version). The OpenStack CA's mount follows the
-	// driver secret and the CA copies, whose events the workloads' hooks already watch.
-	mountInformers := []factory.Informer{
-		hooks.Events(operatorNS.ConfigMaps().Informer(), hooks.Named(operatorconfig.ConfigMapName, operatorconfig.LegacyConfigMapName, state.ConfigMapName)),
-	}
-	var stateInformer corev1informers.ConfigMapInformer
-	if f.IsHosted() {
-		controllerConfigMaps := c.mgmtInformers.InformersFor(layout.ControllerNamespace).Core().V1().ConfigMaps()
-		caCopies = append(caCopies, controllerConfigMaps.Lister().ConfigMaps(layout.ControllerNamespace))
-		stateInformer = stateConfigMaps
-		mountInformers = append(mountInformers, hooks.Events(stateConfigMaps.Informer(), hooks.Named(state.ConfigMapName)),
-			hooks.Events(controllerConfigMaps.Informer(), hooks.Named(names.CloudCAConfigMap)))
 	}
 	o.reportServingConfig(ctx, c)
 	var missingRights []string
@@ -160,27 +125,7 @@ func (o *Options) lead(ctx context.Context, cc *controllercmd.ControllerContext,
 		}
 		reportNetworkPolicies(ctx, c, missingRights)
 	}
-	operand := newOperandControllers(c, recorder, f, render, hooks.Mounts{
-		Config: configSource,
-		OpenStackCA: func() bool {
-			return secretsync.CAMounted(operandNS.Secrets().Lister().Secrets(names.OperandNamespace), caCopies...)
-		},
-		Informers: mountInformers,
-	}, f.StandaloneExtras() && len(missingRights) == 0)
-	verifiedCredentials := &verified.Credentials{}
-	secretSyncDeps := secretsync.Deps{
-		Layout: layout, Verified: verifiedCredentials,
-		OperatorClient: c.operatorClient, OperatorSecrets: c.credentials.Core().V1().Secrets(), CloudConfig: cloudConfigs,
-		OperandSecrets: operandNS.Secrets(), OperandConfigMaps: operandNS.ConfigMaps(), Client: c.kube.CoreV1(),
-		Namespaces: c.owned.Core().V1().Namespaces(), Infrastructures: c.configInformer.Config().V1().Infrastructures(),
-		Recorder: recorder, Clock: clk, Grace: o.SecretGrace,
-	}
-	if f.IsHosted() {
-		secretSyncDeps.ControllerConfigMaps = c.mgmtKube.CoreV1()
-	}
-	secretSyncController := secretsync.NewController(secretSyncDeps)
-	listings := &manilatypes.Store{}
-
+	operand := newOperandControllers(c, recorder, f, render, in.mounts, f.StandaloneExtras() && len(missingRights) == 0)
 	var operandOnce sync.Once
 	startOperand := func(why string) {
 		operandOnce.Do(func() {
@@ -188,6 +133,44 @@ func (o *Options) lead(ctx context.Context, cc *controllercmd.ControllerContext,
 			operand.Run(ctx)
 		})
 	}
+	own := o.ownControllers(ctx, f, c, in, recorder, startOperand)
+
+	klog.Infof("Starting %s for ClusterCSIDriver %s", names.OperatorName, names.CSIDriverName)
+	c.start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), in.operatorNS.ConfigMaps().Informer().HasSynced, in.stateConfigMaps.Informer().HasSynced) {
+		return nil // stopped before the caches synced
+	}
+	if at, found := in.store.Get(state.ManilaFoundKey); found {
+		// A promise of an earlier process: keep the operand reconciled without waiting for OpenStack.
+		startOperand("Manila was found at " + at + " (ConfigMap " + state.ConfigMapName + ")")
+	}
+	operatorControllers.Run(ctx, 1)
+	for _, ctrl := range own {
+		go ctrl.Run(ctx, 1)
+	}
+	if guest != nil {
+		go guest.controller(cc, o.PollInterval).Run(ctx, 1)
+	}
+	return nil
+}
+
+// ownControllers builds the operator's own controllers (pkg/controllers): the Manila poll, which
+// starts the operand through startOperand once Manila is found, the config check, the StorageClasses,
+// the driver secret, the runtime config and the removal of stale conditions.
+func (o *Options) ownControllers(ctx context.Context, f Flavour, c *clients, in *sharedInputs, recorder events.Recorder, startOperand func(why string)) []factory.Controller {
+	clk, layout := c.clock, c.layout
+	verifiedCredentials := &verified.Credentials{}
+	secretSyncDeps := secretsync.Deps{
+		Layout: layout, Verified: verifiedCredentials,
+		OperatorClient: c.operatorClient, OperatorSecrets: c.credentials.Core().V1().Secrets(), CloudConfig: in.cloudConfigs,
+		OperandSecrets: in.operandNS.Secrets(), OperandConfigMaps: in.operandNS.ConfigMaps(), Client: c.kube.CoreV1(),
+		Namespaces: c.owned.Core().V1().Namespaces(), Infrastructures: c.configInformer.Config().V1().Infrastructures(),
+		Recorder: recorder, Clock: clk, Grace: o.SecretGrace,
+	}
+	if f.IsHosted() {
+		secretSyncDeps.ControllerConfigMaps = c.mgmtKube.CoreV1()
+	}
+	listings := &manilatypes.Store{}
 	schedule := manila.DefaultSchedule()
 	schedule.Interval = o.PollInterval
 	manilaController := manila.NewController(manila.Deps{Config: manila.Config{
@@ -196,12 +179,12 @@ func (o *Options) lead(ctx context.Context, cc *controllercmd.ControllerContext,
 		RequestTimeout:     o.RequestTimeout,
 		OpenStackTransport: o.OpenStackTransport,
 		Listings:           listings,
-		OperatorConfig:     configSource,
+		OperatorConfig:     in.config,
 		Verified:           verifiedCredentials,
 		OnManilaFound: func([]manilatypes.ShareType) {
 			// Persisted first, so that a new process keeps the operand even if this one dies now.
-			if _, found := store.Get(state.ManilaFoundKey); !found {
-				if err := store.Set(ctx, state.ManilaFoundKey, clk.Now().UTC().Format(time.RFC3339)); err != nil {
+			if _, found := in.store.Get(state.ManilaFoundKey); !found {
+				if err := in.store.Set(ctx, state.ManilaFoundKey, clk.Now().UTC().Format(time.RFC3339)); err != nil {
 					klog.Errorf("Recording in ConfigMap %s/%s that Manila was found: %v", layout.StateNamespace, state.ConfigMapName, err)
 				}
 			}
@@ -209,17 +192,17 @@ func (o *Options) lead(ctx context.Context, cc *controllercmd.ControllerContext,
 		},
 	},
 		Layout:         layout,
-		OperatorClient: c.operatorClient, Secrets: c.credentials.Core().V1().Secrets(), OperatorConfigMaps: operatorNS.ConfigMaps(),
-		CloudConfigMaps: cloudConfigs, Infrastructures: c.configInformer.Config().V1().Infrastructures(),
+		OperatorClient: c.operatorClient, Secrets: c.credentials.Core().V1().Secrets(), OperatorConfigMaps: in.operatorNS.ConfigMaps(),
+		CloudConfigMaps: in.cloudConfigs, Infrastructures: c.configInformer.Config().V1().Infrastructures(),
 		Recorder: recorder, Clock: clk,
 	})
 	configController := configcheck.NewController(configcheck.Deps{
-		Source: configSource, State: store, OperatorClient: c.operatorClient,
-		ConfigMaps: operatorNS.ConfigMaps(), StateConfigMaps: stateInformer, Client: migrate, Recorder: recorder,
+		Source: in.config, State: in.store, OperatorClient: c.operatorClient,
+		ConfigMaps: in.operatorNS.ConfigMaps(), StateConfigMaps: in.stateInformer, Client: in.migrate, Recorder: recorder,
 	})
 	runtimeConfigController := runtimeconfig.NewController(runtimeconfig.Deps{
-		Config: configSource, OperatorClient: c.operatorClient,
-		OperatorConfigMaps: operatorNS.ConfigMaps(), OperandConfigMaps: operandNS.ConfigMaps(),
+		Config: in.config, OperatorClient: c.operatorClient,
+		OperatorConfigMaps: in.operatorNS.ConfigMaps(), OperandConfigMaps: in.operandNS.ConfigMaps(),
 		InstallConfig: c.installConfig.Core().V1().ConfigMaps(), Namespaces: c.owned.Core().V1().Namespaces(),
 		Client: c.kube.CoreV1(), Recorder: recorder,
 	})
@@ -229,34 +212,17 @@ func (o *Options) lead(ctx context.Context, cc *controllercmd.ControllerContext,
 		Evaluator:                csistorageclasscontroller.NewStorageClassStateEvaluator(c.kube, ccd.Lister(), recorder),
 		ClusterCSIDriverInformer: ccd.Informer(),
 		StorageClasses:           c.kubeInformers.InformersFor("").Storage().V1().StorageClasses(),
-		ConfigMaps:               operatorNS.ConfigMaps(),
+		ConfigMaps:               in.operatorNS.ConfigMaps(),
 		Client:                   c.kube.StorageV1(),
 		Listings:                 listings,
-		Config:                   configSource,
+		Config:                   in.config,
 		Recorder:                 recorder,
 		Clock:                    clk,
 		InstallConfig:            c.installConfig.Core().V1().ConfigMaps(),
 		Nodes:                    c.kubeInformers.InformersFor("").Core().V1().Nodes(),
 	})
-
-	klog.Infof("Starting %s for ClusterCSIDriver %s", names.OperatorName, names.CSIDriverName)
-	c.start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), operatorNS.ConfigMaps().Informer().HasSynced, stateConfigMaps.Informer().HasSynced) {
-		return nil // stopped before the caches synced
-	}
-	if at, found := store.Get(state.ManilaFoundKey); found {
-		// A promise of an earlier process: keep the operand reconciled without waiting for OpenStack.
-		startOperand("Manila was found at " + at + " (ConfigMap " + state.ConfigMapName + ")")
-	}
-	operatorControllers.Run(ctx, 1)
-	staleConditions := staleconditions.NewController(c.operatorClient, conditionOwners, recorder)
-	for _, ctrl := range []factory.Controller{manilaController, configController, storageClassController, secretSyncController, runtimeConfigController, staleConditions} {
-		go ctrl.Run(ctx, 1)
-	}
-	if guest != nil {
-		go guest.controller(cc, o.PollInterval).Run(ctx, 1)
-	}
-	return nil
+	return []factory.Controller{manilaController, configController, storageClassController, secretsync.NewController(secretSyncDeps),
+		runtimeConfigController, staleconditions.NewController(c.operatorClient, conditionOwners, recorder)}
 }
 
 // conditionOwners are the owners of every condition type this operator's controllers write, its own
