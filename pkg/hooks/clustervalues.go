@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/clusterinput"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/platform"
 )
 
 // The placeholders ClusterValues fills, in the controller Deployment's arguments. They take the
@@ -66,7 +67,7 @@ func (v *ClusterValues) fill(spec *opv1.OperatorSpec, pod *corev1.PodSpec) error
 	if err != nil {
 		return err
 	}
-	infra, err := v.Infrastructures.Get("cluster")
+	infra, err := v.Infrastructures.Get(platform.InfrastructureName)
 	if err != nil {
 		return err
 	}

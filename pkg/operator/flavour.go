@@ -29,7 +29,8 @@ type Flavour struct {
 func StandaloneFlavour() Flavour { return Flavour{} }
 
 // HostedFlavour is the operand of the hosted control plane in namespace hcp, with the control-plane
-// images getenv names.
+// images getenv names; until its HostedControlPlane is read, one replica, as csi-operator's hosted
+// Manila controller.
 func HostedFlavour(hcp string, getenv func(string) string) Flavour {
 	return Flavour{Hosted: &hosted.ControlPlane{Namespace: hcp, Availability: hosted.SingleReplica},
 		ControlPlaneImages: hosted.ControlPlaneImages(getenv)}

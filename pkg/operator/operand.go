@@ -72,7 +72,6 @@ func newOperandControllers(c *clients, recorder events.Recorder, f Flavour, rend
 		OperandConfigMaps: operandInformers.Core().V1().ConfigMaps(), OperandSecrets: operandInformers.Core().V1().Secrets(),
 		Nodes: c.kubeInformers.InformersFor("").Core().V1().Nodes(), Mounts: mounts,
 		Infrastructures: c.configInformer.Config().V1().Infrastructures().Lister(), Recorder: recorder,
-		// Hosted, until the HostedControlPlane is read: one replica, as csi-operator's hosted Manila controller.
 		Flavour: f,
 	}
 	if f.IsHosted() {
