@@ -42,6 +42,14 @@ type HostedOperator struct {
 // with the world's clouds.yaml.
 func (hw *HostedWorld) PrepareHostedOperator(t testing.TB) (mgmtKubeconfig []byte, kubeconfigPath string) {
 	t.Helper()
+	return hw.prepareHostedOperator(t, nil)
+}
+
+// prepareHostedOperator is PrepareHostedOperator with HyperShift's credentials objects written as creds
+// says (WriteHyperShiftCredentials) instead of manila-cloud-credentials with the world's clouds.yaml,
+// when creds is not nil.
+func (hw *HostedWorld) prepareHostedOperator(t testing.TB, creds *HyperShiftCredentials) (mgmtKubeconfig []byte, kubeconfigPath string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
 	defer cancel()
 	mgmtObjs, err := manifestshosted.Management(hw.HCPNamespace)
@@ -83,11 +91,98 @@ func (hw *HostedWorld) PrepareHostedOperator(t testing.TB) (mgmtKubeconfig []byt
 			}
 		}
 	}
+	if creds != nil {
+		hw.WriteHyperShiftCredentials(t, *creds)
+		return mgmtKubeconfig, kubeconfigPath
+	}
 	if err := hw.ControlPlane.WriteSecret(ctx, hw.HCPNamespace, names.CloudCredentialsSecret,
 		map[string][]byte{names.CloudsYAMLKey: hw.OpenStack.CloudsYAML()}); err != nil {
 		t.Fatal(err)
 	}
 	return mgmtKubeconfig, kubeconfigPath
+}
+
+// HyperShiftOpenStackCredentials is the second credentials Secret HyperShift writes in the HCP
+// namespace (for the cloud provider and others), beside manila-cloud-credentials.
+const HyperShiftOpenStackCredentials = "openstack-cloud-credentials"
+
+// HyperShiftCredentials says how HyperShift writes an OpenStack hosted cluster's credentials and CA in
+// the HCP namespace.
+//
+// By default, as HyperShift main writes them (control-plane-operator's
+// hostedcontrolplane/cloud/openstack/providerconfig.go, ReconcileCloudConfigSecret, at 3ee96155):
+// Secrets manila-cloud-credentials and openstack-cloud-credentials, each with clouds.yaml (no cacert
+// path in it: HyperShift unsets it), cloud.conf and, with a CA, the CA in cacert and, until HyperShift
+// drops it ("Remove in 4.20+"), in ca-bundle.pem; ConfigMap openstack-cloud-config with cloud.conf and
+// the CA in ca-bundle.pem.
+type HyperShiftCredentials struct {
+	// CloudsYAML is the clouds.yaml of both Secrets.
+	CloudsYAML []byte
+	// CAPEM is the OpenStack CA; empty for a cloud of public certificates.
+	CAPEM []byte
+	// CACertOnly puts the CA only in the Secrets' key cacert: neither in their ca-bundle.pem nor in the
+	// ConfigMap. HyperShift once it drops the legacy copies; a test device that the reader of cacert,
+	// and no other, finds the CA.
+	CACertOnly bool
+	// Old is HyperShift before the OCPBUGS-115269 fixes: Secret manila-cloud-credentials with
+	// clouds.yaml only, no openstack-cloud-credentials, the CA only in ConfigMap openstack-cloud-config
+	// key ca-bundle.pem.
+	Old bool
+}
+
+// WriteHyperShiftCredentials writes the HCP namespace's credentials Secrets and cloud config ConfigMap
+// as c says, deleting the ones c's shape has not, and deletes them all when the test ends (the HCP
+// namespace outlives the test).
+func (hw *HostedWorld) WriteHyperShiftCredentials(t testing.TB, c HyperShiftCredentials) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+	defer cancel()
+	ns := hw.HCPNamespace
+	secrets, configMaps := hw.Kube.CoreV1().Secrets(ns), hw.Kube.CoreV1().ConfigMaps(ns)
+	t.Cleanup(func() {
+		for _, name := range []string{names.CloudCredentialsSecret, HyperShiftOpenStackCredentials} {
+			if err := secrets.Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				t.Errorf("deleting Secret %s/%s: %v", ns, name, err)
+			}
+		}
+		if err := configMaps.Delete(context.Background(), names.HostedCloudConfigMap, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("deleting ConfigMap %s/%s: %v", ns, names.HostedCloudConfigMap, err)
+		}
+	})
+	// getCloudConfig's cloud.conf: the cloud of clouds.yaml, and the CA where HyperShift mounts it.
+	cloudConf := "[Global]\nuse-clouds = true\nclouds-file = /etc/openstack/secret/clouds.yaml\ncloud = " + names.CloudName + "\n"
+	if len(c.CAPEM) > 0 {
+		cloudConf += "ca-file = /etc/pki/ca-trust/extracted/pem/" + names.CABundleKey + "\n"
+	}
+	cloudConf += "\n[LoadBalancer]\nmax-shared-lb = 1\nmanage-security-groups = true\n\n[Networking]\naddress-sort-order = 10.0.0.0/16\n"
+	cm := map[string]string{"cloud.conf": cloudConf}
+	if len(c.CAPEM) > 0 && !c.CACertOnly {
+		cm[names.CABundleKey] = string(c.CAPEM)
+	}
+	if c.Old {
+		if err := hw.ControlPlane.WriteSecret(ctx, ns, names.CloudCredentialsSecret, map[string][]byte{names.CloudsYAMLKey: c.CloudsYAML}); err != nil {
+			t.Fatal(err)
+		}
+		if err := secrets.Delete(ctx, HyperShiftOpenStackCredentials, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Fatal(err)
+		}
+	} else {
+		for _, name := range []string{names.CloudCredentialsSecret, HyperShiftOpenStackCredentials} {
+			data := map[string][]byte{names.CloudsYAMLKey: c.CloudsYAML, "cloud.conf": []byte(cloudConf)}
+			if len(c.CAPEM) > 0 {
+				data["cacert"] = c.CAPEM
+				if !c.CACertOnly {
+					data[names.CABundleKey] = c.CAPEM
+				}
+			}
+			if err := hw.ControlPlane.WriteSecret(ctx, ns, name, data); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := hw.ControlPlane.WriteConfigMap(ctx, ns, names.HostedCloudConfigMap, cm); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // MountGuestKubeconfig writes the content of Secret service-network-admin-kubeconfig to path as the
@@ -117,6 +212,14 @@ func WriteFileAtomically(path string, data []byte) error {
 func (hw *HostedWorld) RunHostedOperator(t *testing.T, opts *operator.Options, counter *RequestCounter) *HostedOperator {
 	t.Helper()
 	mgmtKubeconfig, path := hw.PrepareHostedOperator(t)
+	return hw.RunPreparedHostedOperator(t, opts, counter, mgmtKubeconfig, path)
+}
+
+// RunHostedOperatorWithCredentials is RunHostedOperator with HyperShift's credentials objects written
+// as creds says (WriteHyperShiftCredentials) before the operator starts.
+func (hw *HostedWorld) RunHostedOperatorWithCredentials(t *testing.T, opts *operator.Options, counter *RequestCounter, creds HyperShiftCredentials) *HostedOperator {
+	t.Helper()
+	mgmtKubeconfig, path := hw.prepareHostedOperator(t, &creds)
 	return hw.RunPreparedHostedOperator(t, opts, counter, mgmtKubeconfig, path)
 }
 

@@ -387,3 +387,39 @@ func (r *podRoot) command(ctx context.Context, kube kubernetes.Interface, c core
 	}
 	return args, env, nil
 }
+
+// inContainerMounts returns the command that runs binary with args under hack/container-mounts.sh,
+// so the process finds container c's volumes that are mounted below the top-level directories tops
+// (e.g. "/etc") at their mountPaths, as in the container, and not only at the paths its arguments
+// were moved to: a path it learns at run time (the CA path of the driver secret that reaches the
+// driver over CSI) then names the volume's file. A mount is read-only when the container mounts it so
+// or its volume is a Secret, ConfigMap, projected or downward API volume, as the kubelet mounts them.
+// scratch is an empty directory of the caller's for the overlays' upper layers. ok is false when c
+// mounts nothing below tops.
+func (r *podRoot) inContainerMounts(c corev1.Container, scratch, binary string, args []string, tops ...string) (path string, wrapped []string, ok bool) {
+	readOnlyVolume := map[string]bool{}
+	for _, v := range r.spec.Volumes {
+		readOnlyVolume[v.Name] = v.Secret != nil || v.ConfigMap != nil || v.Projected != nil || v.DownwardAPI != nil
+	}
+	mounts := append([]corev1.VolumeMount{}, c.VolumeMounts...)
+	// Shallower first, so a mount inside another's directory lands on top of it.
+	sort.SliceStable(mounts, func(i, j int) bool { return len(mounts[i].MountPath) < len(mounts[j].MountPath) })
+	wrapped = []string{script("container-mounts.sh"), scratch}
+	for _, m := range mounts {
+		mp := filepath.Clean(m.MountPath)
+		below := false
+		for _, top := range tops {
+			below = below || strings.HasPrefix(mp, filepath.Clean(top)+"/")
+		}
+		if !below {
+			continue
+		}
+		mode := "rw"
+		if m.ReadOnly || readOnlyVolume[m.Name] {
+			mode = "ro"
+		}
+		wrapped = append(wrapped, mode, r.hostPath(c, mp), mp)
+		ok = true
+	}
+	return "bash", append(append(wrapped, "--", binary), args...), ok
+}

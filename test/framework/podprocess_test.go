@@ -94,3 +94,38 @@ func TestPodRootHostPathVolumes(t *testing.T) {
 		}
 	}
 }
+
+// The driver's mounts below /etc go to hack/container-mounts.sh at their mountPaths, shallowest
+// first, read-only as the kubelet mounts them (Secret and ConfigMap volumes always); the others, and
+// the process's own arguments, are left as they are.
+func TestInContainerMounts(t *testing.T) {
+	dir := t.TempDir()
+	c := corev1.Container{Name: "csi-driver", VolumeMounts: []corev1.VolumeMount{
+		{Name: "socket-dir", MountPath: "/plugin"},
+		{Name: "ca", MountPath: "/etc/kubernetes/static-pod-resources/configmaps/cloud-config"},
+		{Name: "scratch", MountPath: "/etc/kubernetes/"},
+		{Name: "conf", MountPath: "/etc/conf/x.conf", SubPath: "x.conf", ReadOnly: true},
+		{Name: "etcd", MountPath: "/etcd/data"},
+	}}
+	pod := &podRoot{dir: dir, spec: corev1.PodSpec{Volumes: []corev1.Volume{
+		{Name: "socket-dir", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+		{Name: "ca", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{}}},
+		{Name: "scratch", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+		{Name: "conf", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+		{Name: "etcd", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+	}}}
+	path, args, ok := pod.inContainerMounts(c, "/scratch", "/bin/driver", []string{"--endpoint=unix:///x.sock"}, "/etc")
+	vol := func(name string) string { return filepath.Join(dir, "volumes", name) }
+	want := []string{script("container-mounts.sh"), "/scratch",
+		"rw", vol("scratch"), "/etc/kubernetes",
+		"ro", filepath.Join(vol("conf"), "x.conf"), "/etc/conf/x.conf",
+		"ro", vol("ca"), "/etc/kubernetes/static-pod-resources/configmaps/cloud-config",
+		"--", "/bin/driver", "--endpoint=unix:///x.sock"}
+	if path != "bash" || !ok || !slices.Equal(args, want) {
+		t.Errorf("inContainerMounts = %s %q %v\nwant bash %q true", path, args, ok, want)
+	}
+	c.VolumeMounts = c.VolumeMounts[:1]
+	if _, _, ok := pod.inContainerMounts(c, "/scratch", "/bin/driver", nil, "/etc"); ok {
+		t.Error("inContainerMounts ok without a mount below /etc")
+	}
+}

@@ -42,7 +42,9 @@ const E2ENodeName = "e2e-master-0"
 // environment the operator rendered (socket paths moved into a directory standing in for the pod's
 // volumes), the provisioner (and the resizer, when it was built, and the snapshotter) as the
 // Deployment's ServiceAccount, so the operator's RBAC is what they get; the snapshot controller runs
-// beside them as the cluster's.
+// beside them as the cluster's. As root, the driver also finds its container's mounts below /etc at
+// their mountPaths (hack/container-mounts.sh, a private mount namespace): the CA path of the driver
+// secret names the mounted OpenStack CA, as in the container.
 // The driver's credentials reach the plugin as on a cluster: the provisioner reads the Secret the
 // StorageClass names and passes it in each CSI call. A stand-in answers for the NFS node plugin. No
 // data path: export locations are fake and nothing is mounted.
@@ -51,6 +53,10 @@ type ProvisioningWorld struct {
 	PodDir string
 	// LogDir holds one log file per process.
 	LogDir string
+	// DriverMountsInPlace is true when the driver runs with its container's mounts below /etc at their
+	// mountPaths (hack/container-mounts.sh, as root): a CA path in the driver secret then names the
+	// mounted CA, as in the container.
+	DriverMountsInPlace bool
 	// Resizer is true when csi-resizer runs too (it was built), so claims can be expanded.
 	Resizer bool
 	// Snapshots is true when the snapshot controller and csi-snapshotter run too (both were built);
@@ -148,7 +154,11 @@ func (w *World) StartProvisioningWith(t testing.TB, opts ProvisioningOptions) *P
 		if err != nil {
 			t.Fatalf("container %s: %v", c.Name, err)
 		}
-		p.start(t, step.binary, binary(step.binary), args, env)
+		path := binary(step.binary)
+		if step.container == DriverContainer {
+			path, args = p.driverInContainerMounts(t, pod, c, path, args)
+		}
+		p.start(t, step.binary, path, args, env)
 		p.waitForSocket(t, step.binary, socketArg(args, "--endpoint"))
 	}
 
@@ -160,6 +170,28 @@ func (w *World) StartProvisioningWith(t testing.TB, opts ProvisioningOptions) *P
 	}
 	p.startSnapshots(t, w, pod, container(SnapshotterContainer))
 	return p
+}
+
+// driverInContainerMounts runs the driver, as root, with the csi-driver container's mounts below /etc
+// (the OpenStack CA copy, the trusted CA bundle) at their mountPaths in a private mount namespace
+// (hack/container-mounts.sh), so the CA path of the driver secret it receives over CSI names the
+// mounted CA as in the container; otherwise unchanged (DriverMountsInPlace stays false).
+func (p *ProvisioningWorld) driverInContainerMounts(t testing.TB, pod *podRoot, c corev1.Container, binary string, args []string) (string, []string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Logf("not root: %s runs without its /etc mounts in place (the CA path of a driver secret names nothing)", c.Name)
+		return binary, args
+	}
+	scratch, err := os.MkdirTemp(p.PodDir, "mnt-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, wrapped, ok := pod.inContainerMounts(c, scratch, binary, args, "/etc")
+	if !ok {
+		return binary, args
+	}
+	p.DriverMountsInPlace = true
+	return path, wrapped
 }
 
 // leaseName is the leader-election Lease of a sidecar for the driver, as csi-lib-utils names it.

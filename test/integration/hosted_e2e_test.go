@@ -12,9 +12,10 @@ import (
 )
 
 // End to end, hosted: the controller's sidecars run in the management cluster's HCP namespace with
-// the guest kubeconfig the rendered Deployment mounts; a ReadWriteMany claim in the guest binds, the
-// share is made in Manila with the guest's cluster ID in its metadata, and deleting the claim deletes
-// the share.
+// the guest kubeconfig the rendered Deployment mounts, HyperShift's credentials Secrets and cloud
+// config there as HyperShift writes them now (hosted_ca_test.go: with a private CA, now and before);
+// a ReadWriteMany claim in the guest binds, the share is made in Manila with the guest's cluster ID in
+// its metadata, and deleting the claim deletes the share.
 func TestHostedE2EClaim(t *testing.T) {
 	w := shareWorld(t)
 	ctx := context.Background()
@@ -23,7 +24,8 @@ func TestHostedE2EClaim(t *testing.T) {
 	}
 	hw := w.StartHosted(t, framework.HostedOptions{})
 	opts, counter := framework.OperatorOptions()
-	op := hw.RunHostedOperator(t, opts, counter)
+	// HyperShift's objects as it writes them now, for a cloud without a private CA.
+	op := hw.RunHostedOperatorWithCredentials(t, opts, counter, framework.HyperShiftCredentials{CloudsYAML: w.OpenStack.CloudsYAML()})
 	waitGuestLink(t, hw, op, guestlink.ReasonReachable)
 	guest := &framework.World{ControlPlane: hw.Guest, OpenStack: w.OpenStack}
 	class := guest.WaitForClassOfShareType(t, "default")
