@@ -327,8 +327,8 @@ func nodePrivateCA(t *testing.T, w *framework.World, pv *corev1.PersistentVolume
 }
 
 // restorePlainOpenStack puts Manila back in the catalog over plain HTTP, writes the credentials with
-// Keystone's plain URL and waits until the driver Secret names no CA, so the controller side, whose
-// processes cannot read the CA at its path in the container, works again.
+// Keystone's plain URL and waits until the driver Secret names no CA: the rest of the test, and the
+// tests after it, use the world's plain OpenStack.
 func restorePlainOpenStack(t *testing.T, w *framework.World, clouds []byte) {
 	t.Helper()
 	ctx := context.Background()
