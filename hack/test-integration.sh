@@ -8,7 +8,7 @@
 # proves nothing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SHARDS=${INTEGRATION_SHARDS:-3}
+SHARDS=${INTEGRATION_SHARDS:-4}
 GO=${GO:-go}
 PKG=./test/integration/
 
