@@ -30,44 +30,33 @@ func TestEveryAssetIsPlaced(t *testing.T) {
 	}
 }
 
-func TestPlacement(t *testing.T) {
-	p, err := NewPlacement()
-	if err != nil {
-		t.Fatal(err)
-	}
+func TestAssetClusters(t *testing.T) {
 	for _, tc := range []struct {
-		kind, name string
-		want       []Cluster
+		asset string
+		want  []Cluster
 	}{
-		{"Deployment", "openstack-manila-csi-controllerplugin", []Cluster{Management}},
-		{"PodDisruptionBudget", "openstack-manila-csi-controllerplugin-pdb", []Cluster{Management}},
-		{"Service", "manila-csi-driver-controller-metrics", []Cluster{Management}},
-		{"ServiceAccount", "manila-csi-driver-controller-sa", []Cluster{Management, Guest}},
-		{"ConfigMap", "manila-csi-driver-trusted-ca-bundle", []Cluster{Management, Guest}},
-		{"ConfigMap", names.CloudCAConfigMap, []Cluster{Management, Guest}},
-		{"ConfigMap", "manila-csi-driver-runtime-config", []Cluster{Guest}},
-		{"Secret", names.DriverSecret, []Cluster{Guest}},
-		{"DaemonSet", "openstack-manila-csi-nodeplugin", []Cluster{Guest}},
-		{"DaemonSet", "csi-nodeplugin-nfsplugin", []Cluster{Guest}},
-		{"CSIDriver", names.CSIDriverName, []Cluster{Guest}},
-		{"VolumeSnapshotClass", "csi-manila-standard", []Cluster{Guest}},
-		{"ClusterRole", "manila-csi-driver-controller", []Cluster{Guest}},
-		{"Namespace", names.OperandNamespace, []Cluster{Guest}},
-		{"StorageClass", "csi-manila-anything", []Cluster{Guest}},
-		{"ServiceMonitor", "manila-csi-driver-controller-monitor", nil},
-		{"Role", "manila-csi-prometheus", nil},
+		{assets.ControllerDeployment, []Cluster{Management}},
+		{assets.ControllerPDB, []Cluster{Management}},
+		{assets.MetricsService, []Cluster{Management}},
+		{assets.ControllerServiceAccount, []Cluster{Management, Guest}},
+		{assets.TrustedCABundle, []Cluster{Management, Guest}},
+		{assets.NodeDaemonSet, []Cluster{Guest}},
+		{assets.NFSNodeDaemonSet, []Cluster{Guest}},
+		{assets.CSIDriver, []Cluster{Guest}},
+		{assets.VolumeSnapshotClass, []Cluster{Guest}},
+		{assets.ControllerRole, []Cluster{Guest}},
+		{assets.Namespace, []Cluster{Guest}},
+		{assets.ServiceMonitor, nil},
+		{assets.PrometheusRole, nil},
 	} {
-		got, err := p.Clusters(tc.kind, tc.name)
+		got, err := AssetClusters(tc.asset)
 		if err != nil {
-			t.Errorf("%s %s: %v", tc.kind, tc.name, err)
+			t.Errorf("%s: %v", tc.asset, err)
 			continue
 		}
 		if !slices.Equal(got, tc.want) {
-			t.Errorf("%s %s: %v, want %v", tc.kind, tc.name, got, tc.want)
+			t.Errorf("%s: %v, want %v", tc.asset, got, tc.want)
 		}
-	}
-	if _, err := p.Clusters("Secret", names.CloudCredentialsSecret); err == nil {
-		t.Errorf("the operator's cloud credentials are placed: the operator never writes them")
 	}
 }
 
@@ -81,11 +70,6 @@ func TestGuestSecrets(t *testing.T) {
 		}
 		if strings.Contains(string(data), "\nkind: Secret") {
 			t.Errorf("asset %s is a Secret applied to the guest", name)
-		}
-	}
-	for key, clusters := range controllerWritten {
-		if strings.HasPrefix(key, "Secret/") && key != "Secret/"+names.DriverSecret && slices.Contains(clusters, Guest) {
-			t.Errorf("%s goes to the guest", key)
 		}
 	}
 }

@@ -7,11 +7,7 @@ import (
 	"fmt"
 	"slices"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/manila-csi/manila-csi-driver-operator/assets"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/exportlocation"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
 
 // Cluster is where an object lives in the hosted flavour.
@@ -86,16 +82,6 @@ var assetClusters = map[string][]Cluster{
 	assets.ServiceMonitor: nil,
 }
 
-// controllerWritten places the objects the operator's own controllers write (not assets).
-var controllerWritten = map[string][]Cluster{
-	// The controller's driver reads it on the management cluster, the node plugins' in the guest.
-	"ConfigMap/" + names.CloudCAConfigMap: {Management, Guest},
-	// Only the node plugins mount it.
-	"ConfigMap/" + exportlocation.ConfigMapName: {Guest},
-	// The provisioner reads it through the guest kubeconfig, the kubelet hands it to the node plugins.
-	"Secret/" + names.DriverSecret: {Guest},
-}
-
 // AssetClusters returns the clusters an operand asset is applied to (none: not applied when hosted).
 func AssetClusters(asset string) ([]Cluster, error) {
 	c, ok := assetClusters[asset]
@@ -114,51 +100,4 @@ func AssetsOn(cluster Cluster) []string {
 		}
 	}
 	return out
-}
-
-// Placement tells where each object the standalone operator applies goes when hosted, by kind and name.
-type Placement struct {
-	byObject map[string][]Cluster
-}
-
-// NewPlacement reads the kind and name of every asset, so objects are placed as their assets are.
-func NewPlacement() (*Placement, error) {
-	p := &Placement{byObject: map[string][]Cluster{}}
-	for _, name := range assets.Names() {
-		data, err := assets.Vars{}.Render(name)
-		if err != nil {
-			return nil, err
-		}
-		var head struct {
-			Kind     string `json:"kind"`
-			Metadata struct {
-				Name string `json:"name"`
-			} `json:"metadata"`
-		}
-		if err := yaml.Unmarshal(data, &head); err != nil {
-			return nil, fmt.Errorf("asset %s: %w", name, err)
-		}
-		clusters, err := AssetClusters(name)
-		if err != nil {
-			return nil, err
-		}
-		p.byObject[head.Kind+"/"+head.Metadata.Name] = clusters
-	}
-	for key, clusters := range controllerWritten {
-		p.byObject[key] = clusters
-	}
-	return p, nil
-}
-
-// Clusters returns where the object of kind and name goes; every StorageClass goes to the guest,
-// whose claims name it. An object the flavour does not know is an error, never a guess.
-func (p *Placement) Clusters(kind, name string) ([]Cluster, error) {
-	if kind == "StorageClass" {
-		return []Cluster{Guest}, nil
-	}
-	c, ok := p.byObject[kind+"/"+name]
-	if !ok {
-		return nil, fmt.Errorf("%s %s has no place in the hosted flavour", kind, name)
-	}
-	return slices.Clone(c), nil
 }
