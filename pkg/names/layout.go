@@ -5,8 +5,10 @@ package names
 // the management cluster, while everything the guest's users touch stays in the guest's standard
 // namespaces (docs/hosted.md).
 type Layout struct {
-	// CredentialsNamespace holds Secret manila-cloud-credentials.
-	CredentialsNamespace string
+	// CredentialsNamespace holds Secret manila-cloud-credentials; hosted, when that one is absent, the
+	// credentials are read from Secret OtherCredentialsSecret there.
+	CredentialsNamespace   string
+	OtherCredentialsSecret string
 	// CloudConfigNamespace and CloudConfigName are the ConfigMap whose key ca-bundle.pem is the
 	// OpenStack CA.
 	CloudConfigNamespace, CloudConfigName string
@@ -33,10 +35,15 @@ func Standalone() Layout {
 // the hosted counterpart of openshift-config/cloud-provider-config (same key ca-bundle.pem).
 const HostedCloudConfigMap = "openstack-cloud-config"
 
+// HostedOpenStackCredentialsSecret is HyperShift's other Secret of the same OpenStack credentials in the
+// HCP namespace (beside manila-cloud-credentials): the one cluster-storage-operator's hosted Deployment
+// mounts into the Manila operator's pod.
+const HostedOpenStackCredentialsSecret = "openstack-cloud-credentials"
+
 // Hosted is the layout of a hosted control plane whose namespace on the management cluster is hcp.
 func Hosted(hcp string) Layout {
 	return Layout{
-		CredentialsNamespace: hcp,
+		CredentialsNamespace: hcp, OtherCredentialsSecret: HostedOpenStackCredentialsSecret,
 		CloudConfigNamespace: hcp, CloudConfigName: HostedCloudConfigMap,
 		StateNamespace:      hcp,
 		ControllerNamespace: hcp,

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
+	corev1informers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
@@ -70,6 +71,8 @@ type clients struct {
 	// credentials caches Secret manila-cloud-credentials only: the operator namespace holds other
 	// drivers' cloud credentials, which the operator may neither read nor keep in memory.
 	credentials informers.SharedInformerFactory
+	// otherCredentials, hosted only, caches the credentials' other name there (cloudsecret).
+	otherCredentials informers.SharedInformerFactory
 }
 
 // newClients builds the clients of one cluster from cc (standalone), or, in the hosted flavour, of the
@@ -140,7 +143,8 @@ func newClients(cc *controllercmd.ControllerContext, f Flavour, guestConfig *res
 		c.metricsCert = informercache.Named(c.mgmtKube, hcp, MetricsCertSecret)
 		c.operatorConfig = informercache.Named(kube, names.OperatorNamespace, operatorconfig.ConfigMapName)
 		c.hostedControlPlanes = dynamicinformer.NewFilteredDynamicSharedInformerFactory(c.mgmtDynamic, informercache.Resync, hcp, nil)
-		hostedFactories = append(hostedFactories, c.metricsCert, c.operatorConfig)
+		c.otherCredentials = informercache.Named(c.mgmtKube, hcp, c.layout.OtherCredentialsSecret)
+		hostedFactories = append(hostedFactories, c.metricsCert, c.operatorConfig, c.otherCredentials)
 	} else {
 		c.operatorConfig = kubeInformers.InformersFor(names.OperatorNamespace)
 	}
@@ -192,4 +196,12 @@ func withRateLimits(cfg *rest.Config) *rest.Config {
 		c.QPS, c.Burst = 50, 100
 	}
 	return c
+}
+
+// otherCredentialSecrets is the informer of the credentials' other name, hosted; nil standalone.
+func (c *clients) otherCredentialSecrets() corev1informers.SecretInformer {
+	if c.otherCredentials == nil {
+		return nil
+	}
+	return c.otherCredentials.Core().V1().Secrets()
 }

@@ -162,7 +162,7 @@ func (o *Options) ownControllers(ctx context.Context, f Flavour, c *clients, in 
 	verifiedCredentials := &verified.Credentials{}
 	secretSyncDeps := secretsync.Deps{
 		Layout: layout, Verified: verifiedCredentials,
-		OperatorClient: c.operatorClient, OperatorSecrets: c.credentials.Core().V1().Secrets(), CloudConfig: in.cloudConfigs,
+		OperatorClient: c.operatorClient, OperatorSecrets: c.credentials.Core().V1().Secrets(), OtherSecrets: c.otherCredentialSecrets(), CloudConfig: in.cloudConfigs,
 		OperandSecrets: in.operandNS.Secrets(), OperandConfigMaps: in.operandNS.ConfigMaps(), Client: c.kube.CoreV1(),
 		Namespaces: c.owned.Core().V1().Namespaces(), Infrastructures: c.configInformer.Config().V1().Infrastructures(),
 		Recorder: recorder, Clock: clk, Grace: o.SecretGrace,
@@ -192,7 +192,7 @@ func (o *Options) ownControllers(ctx context.Context, f Flavour, c *clients, in 
 		},
 	},
 		Layout:         layout,
-		OperatorClient: c.operatorClient, Secrets: c.credentials.Core().V1().Secrets(), OperatorConfigMaps: in.operatorNS.ConfigMaps(),
+		OperatorClient: c.operatorClient, Secrets: c.credentials.Core().V1().Secrets(), OtherSecrets: c.otherCredentialSecrets(), OperatorConfigMaps: in.operatorNS.ConfigMaps(),
 		CloudConfigMaps: in.cloudConfigs, Infrastructures: c.configInformer.Config().V1().Infrastructures(),
 		Recorder: recorder, Clock: clk,
 	})

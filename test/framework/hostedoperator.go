@@ -128,6 +128,10 @@ type HyperShiftCredentials struct {
 	// clouds.yaml only, no openstack-cloud-credentials, the CA only in ConfigMap openstack-cloud-config
 	// key ca-bundle.pem.
 	Old bool
+	// OpenStackOnly writes the current shape's openstack-cloud-credentials alone, without
+	// manila-cloud-credentials: the name cluster-storage-operator's hosted Deployment mounts, should
+	// HyperShift stop writing the Manila-specific copy.
+	OpenStackOnly bool
 }
 
 // WriteHyperShiftCredentials writes the HCP namespace's credentials Secrets and cloud config ConfigMap
@@ -167,7 +171,14 @@ func (hw *HostedWorld) WriteHyperShiftCredentials(t testing.TB, c HyperShiftCred
 			t.Fatal(err)
 		}
 	} else {
-		for _, name := range []string{names.CloudCredentialsSecret, HyperShiftOpenStackCredentials} {
+		written := []string{names.CloudCredentialsSecret, HyperShiftOpenStackCredentials}
+		if c.OpenStackOnly {
+			written = written[1:]
+			if err := secrets.Delete(ctx, names.CloudCredentialsSecret, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				t.Fatal(err)
+			}
+		}
+		for _, name := range written {
 			data := map[string][]byte{names.CloudsYAMLKey: c.CloudsYAML, "cloud.conf": []byte(cloudConf)}
 			if len(c.CAPEM) > 0 {
 				data["cacert"] = c.CAPEM

@@ -420,3 +420,32 @@ func TestHostedStartsBeforeItsGuestKubeconfig(t *testing.T) {
 	waitGuestClass(t, hw, "default")
 	hw.Guest.WaitForCondition(t, manila.ConditionDegraded, operatorv1.ConditionFalse)
 }
+
+// Credentials only under HyperShift's other name, openstack-cloud-credentials (the one
+// cluster-storage-operator's hosted Deployment mounts): the operator logs in with them, writes the
+// guest's driver secret and makes the classes, as with manila-cloud-credentials.
+func TestHostedCredentialsUnderOpenStackName(t *testing.T) {
+	createShareType(t, framework.ShareTypeSpec{Name: "default"})
+	world.ResetOperand(t)
+	world.ResetStorageClasses(t)
+	hw := world.StartHosted(t, framework.HostedOptions{})
+	opts, counter := framework.OperatorOptions()
+	hw.RunHostedOperatorWithCredentials(t, opts, counter, framework.HyperShiftCredentials{
+		CloudsYAML: world.OpenStack.CloudsYAML(), OpenStackOnly: true})
+	if _, err := hw.Kube.CoreV1().Secrets(hw.HCPNamespace).Get(context.Background(), names.CloudCredentialsSecret, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("Secret %s/%s: %v, want it absent", hw.HCPNamespace, names.CloudCredentialsSecret, err)
+	}
+	waitGuestClass(t, hw, "default")
+	hw.Guest.WaitForCondition(t, manila.ConditionDegraded, operatorv1.ConditionFalse)
+	hw.Guest.WaitForCondition(t, secretsync.ConditionDegraded, operatorv1.ConditionFalse)
+	framework.Eventually(t, framework.DefaultTimeout, "the guest's driver secret", func(ctx context.Context) error {
+		s, err := hw.Guest.Kube.CoreV1().Secrets(names.OperandNamespace).Get(ctx, names.DriverSecret, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if string(s.Data["os-authURL"]) != world.OpenStack.AuthURL() {
+			return fmt.Errorf("os-authURL %q", s.Data["os-authURL"])
+		}
+		return nil
+	})
+}

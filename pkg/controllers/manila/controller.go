@@ -23,6 +23,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/cloudsecret"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/metrics"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
@@ -81,12 +82,14 @@ type Config struct {
 type Controller struct {
 	cfg            Config
 	operatorClient v1helpers.OperatorClient
-	secrets        corev1listers.SecretNamespaceLister
-	caConfigMaps   corev1listers.ConfigMapNamespaceLister
-	infra          configv1listers.InfrastructureLister
-	recorder       events.Recorder
-	clock          clock.PassiveClock
-	layout         names.Layout
+	secrets        cloudsecret.Finder
+	// secretName is the credentials Secret last read (cloudsecret: it may have another name hosted).
+	secretName   string
+	caConfigMaps corev1listers.ConfigMapNamespaceLister
+	infra        configv1listers.InfrastructureLister
+	recorder     events.Recorder
+	clock        clock.PassiveClock
+	layout       names.Layout
 
 	session      *openstack.Client
 	sessionHash  string
@@ -116,8 +119,9 @@ type Deps struct {
 	OperatorClient v1helpers.OperatorClient
 	// Layout says where the credentials and the cloud config live; zero is standalone.
 	Layout names.Layout
-	// Secrets is a Secret informer of the credentials' namespace: the credentials.
-	Secrets corev1informers.SecretInformer
+	// Secrets is a Secret informer of the credentials' namespace: the credentials; OtherSecrets,
+	// hosted, one of the other name they may have there (cloudsecret).
+	Secrets, OtherSecrets corev1informers.SecretInformer
 	// OperatorConfigMaps is the operator namespace's ConfigMap informer: the operator config.
 	OperatorConfigMaps corev1informers.ConfigMapInformer
 	// CloudConfigMaps is a ConfigMap informer of the cloud config's namespace: the OpenStack CA.
@@ -139,17 +143,21 @@ func NewController(d Deps) factory.Controller {
 		cfg:            cfg,
 		layout:         layout,
 		operatorClient: d.OperatorClient,
-		secrets:        d.Secrets.Lister().Secrets(layout.CredentialsNamespace),
+		secrets:        cloudsecret.New(layout, d.Secrets, d.OtherSecrets),
 		caConfigMaps:   d.CloudConfigMaps.Lister().ConfigMaps(layout.CloudConfigNamespace),
 		infra:          d.Infrastructures.Lister(),
 		recorder:       d.Recorder.WithComponentSuffix("manila-controller"),
 		clock:          d.Clock,
 	}
-	return factory.New().
+	f := factory.New().
 		WithSync(c.sync).
 		WithInformers(d.OperatorClient.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(platform.InfrastructureName), d.Infrastructures.Informer()).
-		WithFilteredEventsInformers(factory.NamesFilter(names.CloudCredentialsSecret), d.Secrets.Informer()).
+		WithFilteredEventsInformers(factory.NamesFilter(c.secrets.Names()...), d.Secrets.Informer())
+	if d.OtherSecrets != nil {
+		f = f.WithFilteredEventsInformers(factory.NamesFilter(c.secrets.Names()...), d.OtherSecrets.Informer())
+	}
+	return f.
 		WithFilteredEventsInformers(factory.NamesFilter(operatorconfig.ConfigMapName, operatorconfig.LegacyConfigMapName), d.OperatorConfigMaps.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(layout.CloudConfigName), d.CloudConfigMaps.Informer()).
 		ToController(ControllerName, c.recorder)
@@ -276,7 +284,10 @@ func (e inputError) Error() string            { return e.err.Error() }
 func (e inputError) observation() Observation { return Observation{Outcome: e.outcome, Err: e.err} }
 
 func (c *Controller) readInputs() (inputs, error) {
-	secret, err := c.secrets.Get(names.CloudCredentialsSecret)
+	secret, err := c.secrets.Get()
+	if err == nil {
+		c.secretName = secret.Name
+	}
 	if apierrors.IsNotFound(err) {
 		return inputs{hash: "no-secret"}, inputError{InputMissing, errMissingSecret(c.layout.CredentialsNamespace, names.CloudCredentialsSecret)}
 	} else if err != nil {
@@ -284,7 +295,7 @@ func (c *Controller) readInputs() (inputs, error) {
 	}
 	clouds, ok := secret.Data[names.CloudsYAMLKey]
 	if !ok {
-		return inputs{hash: "no-key/" + secret.ResourceVersion}, inputError{InputInvalid, errMissingKey(c.layout.CredentialsNamespace, names.CloudCredentialsSecret, names.CloudsYAMLKey)}
+		return inputs{hash: "no-key/" + secret.ResourceVersion}, inputError{InputInvalid, errMissingKey(c.layout.CredentialsNamespace, secret.Name, names.CloudsYAMLKey)}
 	}
 	// An invalid bundle is reported by the SecretSync controller; the client keeps the last good one.
 	cloudConfig, _ := c.caConfigMaps.Get(c.layout.CloudConfigName) // absent: no CA from it
@@ -440,7 +451,7 @@ func (c *Controller) warnPrivateHidden(cause, message string) {
 }
 
 func (c *Controller) secretFieldError(err error) error {
-	return errors.New("Secret " + c.layout.CredentialsNamespace + "/" + names.CloudCredentialsSecret + " key " + names.CloudsYAMLKey + ": " + err.Error())
+	return errors.New("Secret " + c.layout.CredentialsNamespace + "/" + c.secretName + " key " + names.CloudsYAMLKey + ": " + err.Error())
 }
 
 // report logs and records an event when the outcome changes.

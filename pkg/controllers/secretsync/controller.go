@@ -25,6 +25,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/cloudcredentials"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/cloudsecret"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/managementstate"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
@@ -54,9 +55,11 @@ const (
 // namespace.
 type Deps struct {
 	// Layout says where the credentials, the cloud config and the controller live; zero is standalone.
-	Layout            names.Layout
-	OperatorClient    v1helpers.OperatorClient
-	OperatorSecrets   corev1informers.SecretInformer
+	Layout          names.Layout
+	OperatorClient  v1helpers.OperatorClient
+	OperatorSecrets corev1informers.SecretInformer
+	// OtherSecrets, hosted, is an informer of the credentials' other name there (cloudsecret).
+	OtherSecrets      corev1informers.SecretInformer
 	CloudConfig       corev1informers.ConfigMapInformer
 	OperandSecrets    corev1informers.SecretInformer
 	OperandConfigMaps corev1informers.ConfigMapInformer
@@ -98,7 +101,7 @@ type Deps struct {
 // (the namespace's creation triggers it).
 type Controller struct {
 	d            Deps
-	sources      corev1listers.SecretNamespaceLister
+	sources      cloudsecret.Finder
 	cloudConfigs corev1listers.ConfigMapNamespaceLister
 	configMaps   corev1listers.ConfigMapNamespaceLister
 	namespaces   corev1listers.NamespaceLister
@@ -122,7 +125,7 @@ func newController(d Deps) (*Controller, factory.Controller) {
 	d.Layout = d.Layout.OrStandalone()
 	c := &Controller{
 		d:            d,
-		sources:      d.OperatorSecrets.Lister().Secrets(d.Layout.CredentialsNamespace),
+		sources:      cloudsecret.New(d.Layout, d.OperatorSecrets, d.OtherSecrets),
 		cloudConfigs: d.CloudConfig.Lister().ConfigMaps(d.Layout.CloudConfigNamespace),
 		configMaps:   d.OperandConfigMaps.Lister().ConfigMaps(names.OperandNamespace),
 		namespaces:   d.Namespaces.Lister(),
@@ -131,10 +134,14 @@ func newController(d Deps) (*Controller, factory.Controller) {
 	if d.Verified != nil {
 		d.Verified.Subscribe(func() { syncCtx.Queue().Add(factory.DefaultQueueKey) })
 	}
-	return c, factory.New().
+	f := factory.New().
 		WithSyncContext(syncCtx).
 		WithSync(c.sync).
-		WithFilteredEventsInformers(factory.NamesFilter(names.CloudCredentialsSecret), d.OperatorSecrets.Informer()).
+		WithFilteredEventsInformers(factory.NamesFilter(c.sources.Names()...), d.OperatorSecrets.Informer())
+	if d.OtherSecrets != nil {
+		f = f.WithFilteredEventsInformers(factory.NamesFilter(c.sources.Names()...), d.OtherSecrets.Informer())
+	}
+	return c, f.
 		WithFilteredEventsInformers(factory.NamesFilter(d.Layout.CloudConfigName), d.CloudConfig.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(names.DriverSecret), d.OperandSecrets.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(names.CloudCAConfigMap), d.OperandConfigMaps.Informer()).
@@ -206,7 +213,7 @@ func CAMounted(operandSecrets corev1listers.SecretNamespaceLister, copies ...cor
 // (pkg/openstackca): only credentials verified with exactly that CA reach them. It returns the
 // problem, if any, and how long to wait before looking again. On a problem nothing is written.
 func (c *Controller) syncOutputs(ctx context.Context, recorder events.Recorder) (error, time.Duration) {
-	src, err := c.sources.Get(names.CloudCredentialsSecret)
+	src, err := c.sources.Get()
 	if apierrors.IsNotFound(err) {
 		now := c.d.Clock.Now()
 		if c.missingSince.IsZero() {
@@ -229,14 +236,14 @@ func (c *Controller) syncOutputs(ctx context.Context, recorder events.Recorder) 
 	}
 	clouds, ok := src.Data[names.CloudsYAMLKey]
 	if !ok {
-		problems = append(problems, fmt.Errorf("Secret %s/%s has no key %q", c.d.Layout.CredentialsNamespace, names.CloudCredentialsSecret, names.CloudsYAMLKey))
+		problems = append(problems, fmt.Errorf("Secret %s/%s has no key %q", src.Namespace, src.Name, names.CloudsYAMLKey))
 	}
 	if len(problems) > 0 {
 		return errors.Join(problems...), 0
 	}
 	cloud, err := openstack.ParseCloud(clouds, names.CloudName)
 	if err != nil {
-		return fmt.Errorf("Secret %s/%s key %s: %w", c.d.Layout.CredentialsNamespace, names.CloudCredentialsSecret, names.CloudsYAMLKey, err), 0
+		return fmt.Errorf("Secret %s/%s key %s: %w", src.Namespace, src.Name, names.CloudsYAMLKey, err), 0
 	}
 	c.warnInsecure(recorder, src, cloud)
 	if c.d.Verified != nil && !c.d.Verified.Verified(clouds, ca.PEM) {
@@ -285,8 +292,8 @@ func (c *Controller) warnInsecure(recorder events.Recorder, src *corev1.Secret, 
 		c.insecure, c.warnedVersion = "", ""
 		return
 	}
-	c.insecure = fmt.Sprintf("Secret %s/%s key %s sets clouds.%s.verify: false: %s", c.d.Layout.CredentialsNamespace,
-		names.CloudCredentialsSecret, names.CloudsYAMLKey, names.CloudName, openstack.InsecureTLSRisk)
+	c.insecure = fmt.Sprintf("Secret %s/%s key %s sets clouds.%s.verify: false: %s", src.Namespace,
+		src.Name, names.CloudsYAMLKey, names.CloudName, openstack.InsecureTLSRisk)
 	if src.ResourceVersion != c.warnedVersion {
 		recorder.Warningf(ReasonInsecureTLS, "%s", c.insecure)
 		c.warnedVersion = src.ResourceVersion
