@@ -80,8 +80,9 @@ type CSOStandInOptions struct {
 // Differences: the conditions go straight to ClusterOperator storage, not first into the Storage CR
 // (the test world has no Storage CRD without hack/cso.sh); CSO's other drivers (Cinder), its other
 // controllers and its ClusterOperator versions and relatedObjects are not stood in for; Degraded has
-// no inertia (library-go waits 2 minutes before a Degraded reaches the ClusterOperator: without it,
-// any Degraded at all shows); every ClusterCSIDriver update is turned into a status at once (CSO's
+// library-go's 2-minute inertia, as CSO's ClusterOperator status controller (a Degraded of a sync's
+// transient conflict, gone at the next sync, does not reach storage, as on a cluster; one that lasts
+// does); every ClusterCSIDriver update is turned into a status at once (CSO's
 // work queue may coalesce quick changes, so this sees at least what CSO would); the proxy CSO
 // injects from the Storage CR's observed config is none (the world's Proxy is empty).
 //
@@ -108,6 +109,11 @@ type CSOStandIn struct {
 	image    string
 	depState struct{ progressing, degraded operatorv1.OperatorCondition }
 	history  []string
+	// degradedSince is when each of CSO's own Degraded conditions turned True (its
+	// lastTransitionTime in the Storage CR), for the ClusterOperator's Degraded inertia.
+	degradedSince map[string]time.Time
+	// latest are the driver conditions last written, for the write when an inertia runs out.
+	latest []operatorv1.OperatorCondition
 	logBuf   strings.Builder
 }
 
@@ -680,13 +686,56 @@ func unionMessage(conditions []operatorv1.OperatorCondition) string {
 	return strings.Join(lines, "\n")
 }
 
+// degradedInertia is library-go's ClusterOperator status controller's default (status.StatusSyncer,
+// MustNewInertia(2*time.Minute)), which CSO's keeps: a Degraded condition of the Storage CR counts
+// toward ClusterOperator storage's Degraded only once it has been True that long.
+const degradedInertia = 2 * time.Minute
+
 // writeClusterOperator writes ClusterOperator storage's conditions, the unions of CSO's own (the CR
 // controller's from the ClusterCSIDriver's conditions, the deployment controller's), creating it when
-// it is missing; a condition's transition time changes only with its status.
+// it is missing; a condition's transition time changes only with its status. Degraded follows
+// library-go's inertia: a Degraded condition younger than degradedInertia does not count yet, and the
+// ClusterOperator is written again when it comes of age.
 func (c *CSOStandIn) writeClusterOperator(ctx context.Context, driverConditions []operatorv1.OperatorCondition) error {
+	now := time.Now()
 	c.mu.Lock()
 	own := append(crConditions(driverConditions), c.depState.progressing, c.depState.degraded)
+	c.latest = driverConditions
+	if c.degradedSince == nil {
+		c.degradedSince = map[string]time.Time{}
+	}
+	var young time.Duration
+	for i, cond := range own {
+		if !strings.HasSuffix(cond.Type, "Degraded") {
+			continue
+		}
+		if cond.Status != operatorv1.ConditionTrue {
+			delete(c.degradedSince, cond.Type)
+			continue
+		}
+		since, ok := c.degradedSince[cond.Type]
+		if !ok {
+			since = now
+			c.degradedSince[cond.Type] = now
+		}
+		if left := since.Add(degradedInertia).Sub(now); left > 0 {
+			own[i].Status = operatorv1.ConditionFalse // not yet, as the inertia says
+			young = max(young, left)
+		}
+	}
 	c.mu.Unlock()
+	if young > 0 {
+		time.AfterFunc(young, func() {
+			c.mu.Lock()
+			latest := c.latest
+			c.mu.Unlock()
+			if ctx.Err() == nil {
+				if err := c.writeClusterOperator(ctx, latest); err != nil && ctx.Err() == nil {
+					c.logf("writing ClusterOperator storage: %v", err)
+				}
+			}
+		})
+	}
 	var want []configv1.ClusterOperatorStatusCondition
 	for _, u := range []struct {
 		t   configv1.ClusterStatusConditionType
