@@ -114,7 +114,7 @@ type CSOStandIn struct {
 	degradedSince map[string]time.Time
 	// latest are the driver conditions last written, for the write when an inertia runs out.
 	latest []operatorv1.OperatorCondition
-	logBuf   strings.Builder
+	logBuf strings.Builder
 }
 
 // csoStandInVersion is the release version the stand-in's images carry.
