@@ -121,6 +121,9 @@ func (o *Options) lead(ctx context.Context, cc *controllercmd.ControllerContext,
 	var missingRights []string
 	if f.StandaloneExtras() {
 		if missingRights, err = missingNetworkPolicyRights(ctx, c.kube); err != nil {
+			if ctx.Err() != nil {
+				return nil // stopped during the review
+			}
 			return fmt.Errorf("reviewing the operator's access to network policies: %w", err)
 		}
 		reportNetworkPolicies(ctx, c, missingRights)
