@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	appsv1 "k8s.io/api/apps/v1"
@@ -76,10 +77,26 @@ func TestHostedTakeoverRestartAndUnmanaged(t *testing.T) {
 
 	// Unmanaged: a deleted guest DaemonSet stays deleted for two polls; Managed brings it back.
 	hw.Guest.UpdateClusterCSIDriver(t, func(d *operatorv1.ClusterCSIDriver) { d.Spec.ManagementState = operatorv1.Unmanaged })
-	framework.Eventually(t, framework.DefaultTimeout, "the NFS DaemonSet deleted", func(ctx context.Context) error {
-		err := hw.Guest.Kube.AppsV1().DaemonSets("openshift-manila-csi-driver").Delete(ctx, framework.NFSNodeDaemonSet, metav1.DeleteOptions{})
-		if err != nil && !apierrors.IsNotFound(err) {
+	// Until the operator's cache has the update, a sync may still see Managed and recreate it at
+	// once: deleted again until it has stayed absent for a second.
+	var absentSince time.Time
+	framework.Eventually(t, framework.DefaultTimeout, "the NFS DaemonSet deleted and absent for a second", func(ctx context.Context) error {
+		daemonSets := hw.Guest.Kube.AppsV1().DaemonSets("openshift-manila-csi-driver")
+		_, err := daemonSets.Get(ctx, framework.NFSNodeDaemonSet, metav1.GetOptions{})
+		switch {
+		case err == nil:
+			absentSince = time.Time{}
+			if err := daemonSets.Delete(ctx, framework.NFSNodeDaemonSet, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return err
+			}
+			return fmt.Errorf("present: deleted")
+		case !apierrors.IsNotFound(err):
 			return err
+		case absentSince.IsZero():
+			absentSince = time.Now()
+		}
+		if time.Since(absentSince) < time.Second {
+			return fmt.Errorf("absent for %s", time.Since(absentSince))
 		}
 		return nil
 	})
