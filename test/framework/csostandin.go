@@ -991,31 +991,7 @@ metadata: {name: manila-csi-driver-operator-rolebinding, namespace: openshift-cl
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: manila-csi-driver-operator-role}
 subjects: [{kind: ServiceAccount, name: manila-csi-driver-operator, namespace: openshift-cluster-csi-drivers}]
 ---
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRole
-metadata: {name: manila-csi-driver-operator-clusterrole, annotations: {storage.openshift.io/remove-from: mgmt}}
-rules:` + csoClusterRoleRules + `
-- {apiGroups: [config.openshift.io], resources: [infrastructures, proxies, apiservers], verbs: [get, list, watch]}
-- {apiGroups: [operator.openshift.io], resources: [clustercsidrivers, clustercsidrivers/status], verbs: [get, list, watch, create, update, patch, delete]}
-- {apiGroups: [authentication.k8s.io], resources: [tokenreviews], verbs: [create]}
-- {apiGroups: [monitoring.coreos.com], resources: [servicemonitors], verbs: [get, create, update, patch, delete]}
-- {apiGroups: [""], resources: [services], verbs: [get, list, watch, create, update, patch, delete]}
-- {apiGroups: [""], resources: [pods, endpoints], verbs: [get, list, watch]}
-- {apiGroups: [discovery.k8s.io], resources: [endpointslices], verbs: [get, list, watch]}
-- {apiGroups: [policy], resources: [poddisruptionbudgets], verbs: [get, list, watch, create, update, patch, delete]}
-- {apiGroups: [networking.k8s.io], resources: [networkpolicies], verbs: [watch, list, get, create, delete, patch, update]}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata: {name: manila-csi-driver-operator-clusterrolebinding, annotations: {storage.openshift.io/remove-from: mgmt}}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: manila-csi-driver-operator-clusterrole}
-subjects: [{kind: ServiceAccount, name: manila-csi-driver-operator, namespace: openshift-cluster-csi-drivers}]
----
-apiVersion: operator.openshift.io/v1
-kind: ClusterCSIDriver
-metadata: {name: manila.csi.openstack.org, annotations: {storage.openshift.io/remove-from: mgmt}}
-spec: {logLevel: Normal, managementState: Managed, operatorLogLevel: Normal}
----
+` + csoGuestClusterObjects + `---
 apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -1210,3 +1186,31 @@ func CSOStandInImages() []string {
 	}
 	return out
 }
+
+// csoGuestClusterObjects are CSO main's cluster-scoped Manila objects, the same in its standalone and
+// hosted (guest) shapes: the operator's ClusterRole and its binding, and the ClusterCSIDriver.
+const csoGuestClusterObjects = `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: manila-csi-driver-operator-clusterrole, annotations: {storage.openshift.io/remove-from: mgmt}}
+rules:` + csoClusterRoleRules + `
+- {apiGroups: [config.openshift.io], resources: [infrastructures, proxies, apiservers], verbs: [get, list, watch]}
+- {apiGroups: [operator.openshift.io], resources: [clustercsidrivers, clustercsidrivers/status], verbs: [get, list, watch, create, update, patch, delete]}
+- {apiGroups: [authentication.k8s.io], resources: [tokenreviews], verbs: [create]}
+- {apiGroups: [monitoring.coreos.com], resources: [servicemonitors], verbs: [get, create, update, patch, delete]}
+- {apiGroups: [""], resources: [services], verbs: [get, list, watch, create, update, patch, delete]}
+- {apiGroups: [""], resources: [pods, endpoints], verbs: [get, list, watch]}
+- {apiGroups: [discovery.k8s.io], resources: [endpointslices], verbs: [get, list, watch]}
+- {apiGroups: [policy], resources: [poddisruptionbudgets], verbs: [get, list, watch, create, update, patch, delete]}
+- {apiGroups: [networking.k8s.io], resources: [networkpolicies], verbs: [watch, list, get, create, delete, patch, update]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: manila-csi-driver-operator-clusterrolebinding, annotations: {storage.openshift.io/remove-from: mgmt}}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: manila-csi-driver-operator-clusterrole}
+subjects: [{kind: ServiceAccount, name: manila-csi-driver-operator, namespace: openshift-cluster-csi-drivers}]
+---
+apiVersion: operator.openshift.io/v1
+kind: ClusterCSIDriver
+metadata: {name: manila.csi.openstack.org, annotations: {storage.openshift.io/remove-from: mgmt}}
+spec: {logLevel: Normal, managementState: Managed, operatorLogLevel: Normal}
+`

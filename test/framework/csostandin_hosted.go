@@ -524,31 +524,7 @@ metadata:
   annotations: {include.release.openshift.io/self-managed-high-availability: "true", openshift.io/node-selector: "", storage.openshift.io/remove-from: mgmt, workload.openshift.io/allowed: management}
   labels: {pod-security.kubernetes.io/audit: privileged, pod-security.kubernetes.io/enforce: privileged, pod-security.kubernetes.io/warn: privileged}
 ---
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRole
-metadata: {name: manila-csi-driver-operator-clusterrole, annotations: {storage.openshift.io/remove-from: mgmt}}
-rules:` + csoClusterRoleRules + `
-- {apiGroups: [config.openshift.io], resources: [infrastructures, proxies, apiservers], verbs: [get, list, watch]}
-- {apiGroups: [operator.openshift.io], resources: [clustercsidrivers, clustercsidrivers/status], verbs: [get, list, watch, create, update, patch, delete]}
-- {apiGroups: [authentication.k8s.io], resources: [tokenreviews], verbs: [create]}
-- {apiGroups: [monitoring.coreos.com], resources: [servicemonitors], verbs: [get, create, update, patch, delete]}
-- {apiGroups: [""], resources: [services], verbs: [get, list, watch, create, update, patch, delete]}
-- {apiGroups: [""], resources: [pods, endpoints], verbs: [get, list, watch]}
-- {apiGroups: [discovery.k8s.io], resources: [endpointslices], verbs: [get, list, watch]}
-- {apiGroups: [policy], resources: [poddisruptionbudgets], verbs: [get, list, watch, create, update, patch, delete]}
-- {apiGroups: [networking.k8s.io], resources: [networkpolicies], verbs: [watch, list, get, create, delete, patch, update]}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata: {name: manila-csi-driver-operator-clusterrolebinding, annotations: {storage.openshift.io/remove-from: mgmt}}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: manila-csi-driver-operator-clusterrole}
-subjects: [{kind: ServiceAccount, name: manila-csi-driver-operator, namespace: openshift-cluster-csi-drivers}]
----
-apiVersion: operator.openshift.io/v1
-kind: ClusterCSIDriver
-metadata: {name: manila.csi.openstack.org, annotations: {storage.openshift.io/remove-from: mgmt}}
-spec: {logLevel: Normal, managementState: Managed, operatorLogLevel: Normal}
-`
+` + csoGuestClusterObjects + ``
 
 // csoHostedManilaMgmtAssets are CSO's MgmtStaticAssets (in GetOpenStackManilaOperatorConfig's order)
 // and DeploymentAsset for Manila, hosted: what it applies in the HCP namespace, from
