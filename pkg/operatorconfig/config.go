@@ -46,6 +46,8 @@ type Config struct {
 	Topology Topology `json:"topology,omitempty"`
 	// ExportLocations chooses which of a share's export locations the node plugin mounts.
 	ExportLocations ExportLocations `json:"exportLocations,omitempty"`
+	// CephFS turns on the CephFS instance of the driver (see cephfs.go).
+	CephFS CephFS `json:"cephfs,omitempty"`
 	// ExtraMounts reach workloads by their propagation; the per-workload lists reach only that
 	// workload. Global entries come first, then local ones, as in lib-common.
 	ExtraMounts      []extramounts.VolMounts `json:"extraMounts,omitempty"`
@@ -108,6 +110,11 @@ type ClassSettings struct {
 	NFSShareClient       *string                               `json:"nfs-shareClient,omitempty"`
 	Availability         *string                               `json:"availability,omitempty"`
 	AppendShareMetadata  *string                               `json:"appendShareMetadata,omitempty"`
+	// The CephFS class parameters of manila-csi-plugin; they reach only CephFS classes.
+	CephFSMounter            *string `json:"cephfs-mounter,omitempty"`
+	CephFSClientID           *string `json:"cephfs-clientID,omitempty"`
+	CephFSKernelMountOptions *string `json:"cephfs-kernelMountOptions,omitempty"`
+	CephFSFuseMountOptions   *string `json:"cephfs-fuseMountOptions,omitempty"`
 	MountOptions         []string                              `json:"mountOptions,omitempty"`
 	AllowVolumeExpansion *bool                                 `json:"allowVolumeExpansion,omitempty"`
 	ReclaimPolicy        *corev1.PersistentVolumeReclaimPolicy `json:"reclaimPolicy,omitempty"`
@@ -134,6 +141,10 @@ func (s StorageClasses) For(shareType string) ClassSettings {
 	out.NFSShareClient = pick(o.NFSShareClient, out.NFSShareClient)
 	out.Availability = pick(o.Availability, out.Availability)
 	out.AppendShareMetadata = pick(o.AppendShareMetadata, out.AppendShareMetadata)
+	out.CephFSMounter = pick(o.CephFSMounter, out.CephFSMounter)
+	out.CephFSClientID = pick(o.CephFSClientID, out.CephFSClientID)
+	out.CephFSKernelMountOptions = pick(o.CephFSKernelMountOptions, out.CephFSKernelMountOptions)
+	out.CephFSFuseMountOptions = pick(o.CephFSFuseMountOptions, out.CephFSFuseMountOptions)
 	if o.MountOptions != nil {
 		out.MountOptions = o.MountOptions
 	}
@@ -266,6 +277,9 @@ func (c *Config) validate() error {
 			return &FieldError{Path: "exportLocations.network", Reason: reason}
 		}
 	}
+	if err := c.CephFS.validate(); err != nil {
+		return err
+	}
 	sc := c.StorageClasses
 	if sc.PruneAfterListings < 0 {
 		return &FieldError{Path: "storageClasses.pruneAfterListings", Reason: "must be at least 1"}
@@ -298,6 +312,9 @@ func (s ClassSettings) validate(path string) error {
 	}
 	if s.VolumeBindingMode != nil && *s.VolumeBindingMode != storagev1.VolumeBindingImmediate && *s.VolumeBindingMode != storagev1.VolumeBindingWaitForFirstConsumer {
 		return &FieldError{Path: path + ".volumeBindingMode", Reason: fmt.Sprintf("%q is not one of Immediate, WaitForFirstConsumer", *s.VolumeBindingMode)}
+	}
+	if err := s.validateCephFS(path); err != nil {
+		return err
 	}
 	for i, o := range s.MountOptions {
 		if strings.TrimSpace(o) == "" {
