@@ -41,7 +41,25 @@ const (
 	NFSNodeDaemonSet     = "node_nfs.yaml"
 	VolumeSnapshotClass  = "volumesnapshotclass.yaml"
 	ServiceMonitor       = "servicemonitor.yaml"
+
+	// The CephFS instance (operator config cephfs.enabled): its static objects and workloads.
+	CephFSCSIDriver            = "cephfs_csidriver.yaml"
+	CephFSCephConfig           = "cephfs_ceph_config_cm.yaml"
+	CephFSCephCSIConfig        = "cephfs_ceph_csi_config_cm.yaml"
+	CephFSVolumeSnapshotClass  = "cephfs_volumesnapshotclass.yaml"
+	CephFSControllerDeployment = "cephfs_controller.yaml"
+	CephFSNodeDaemonSet        = "cephfs_node.yaml"
+	CephCSINodeDaemonSet       = "cephfs_cephcsi_node.yaml"
 )
+
+// CephCSIImagePlaceholder stands for the ceph-csi image, which comes from the operator config
+// (cephfs.image), not the operator's environment: pkg/hooks fills it after the decode.
+const CephCSIImagePlaceholder = "${CEPHCSI_IMAGE}"
+
+// CephFSStaticResources are the CephFS instance's static objects, in apply order.
+func CephFSStaticResources() []string {
+	return []string{CephFSCephConfig, CephFSCephCSIConfig, CephFSCSIDriver}
+}
 
 // StaticResources lists the assets applied by the static-resources controller, in apply order:
 // namespace, service accounts, RBAC, Service, ConfigMap, PDB.
@@ -70,7 +88,9 @@ func NetworkPolicies() []string {
 // Names lists every asset: the static resources followed by those other controllers apply.
 func Names() []string {
 	return append(append(StaticResources(), NetworkPolicies()...),
-		CSIDriver, ControllerDeployment, NodeDaemonSet, NFSNodeDaemonSet, VolumeSnapshotClass, ServiceMonitor)
+		CSIDriver, ControllerDeployment, NodeDaemonSet, NFSNodeDaemonSet, VolumeSnapshotClass, ServiceMonitor,
+		CephFSCephConfig, CephFSCephCSIConfig, CephFSCSIDriver, CephFSVolumeSnapshotClass,
+		CephFSControllerDeployment, CephFSNodeDaemonSet, CephCSINodeDaemonSet)
 }
 
 // Vars are the operator's own placeholders. library-go itself replaces ${DRIVER_IMAGE},

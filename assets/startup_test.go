@@ -104,7 +104,7 @@ func TestNodePluginWaitsForNFSSocket(t *testing.T) {
 // Both node DaemonSets tolerate every taint, so a volume can be unmounted on any node, cordoned,
 // tainted NoExecute or not.
 func TestNodeDaemonSetsTolerateAllTaints(t *testing.T) {
-	for _, name := range []string{NodeDaemonSet, NFSNodeDaemonSet} {
+	for _, name := range []string{NodeDaemonSet, NFSNodeDaemonSet, CephFSNodeDaemonSet, CephCSINodeDaemonSet} {
 		tolerations := decode[appsv1.DaemonSet](t, name).Spec.Template.Spec.Tolerations
 		want := []corev1.Toleration{{Operator: corev1.TolerationOpExists}}
 		if !slices.Equal(tolerations, want) {
