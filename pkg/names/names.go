@@ -4,6 +4,9 @@ package names
 const (
 	// CSIDriverName is the CSI driver name and the name of the ClusterCSIDriver the operator serves.
 	CSIDriverName = "manila.csi.openstack.org"
+	// CephFSDriverName is the CSI driver name of the driver's CephFS instance
+	// (--share-protocol-selector=CEPHFS), the provisioner of the CephFS StorageClasses.
+	CephFSDriverName = "cephfs.manila.csi.openstack.org"
 	// OperatorName is the component name used for events, leases and field managers.
 	OperatorName = "manila-csi-driver-operator"
 	// OperatorNamespace is where the operator runs and where its input secret lives.
