@@ -25,6 +25,11 @@ const (
 	ControllerPlugin PropagationType = "openstack-manila-csi-controllerplugin"
 	NodePlugin       PropagationType = "openstack-manila-csi-nodeplugin"
 	NFSNodePlugin    PropagationType = "csi-nodeplugin-nfsplugin"
+	// The CephFS instance's workloads (operator config cephfs.enabled), in the Controller and Node
+	// groups as their NFS counterparts.
+	CephFSControllerPlugin PropagationType = "openstack-manila-cephfs-csi-controllerplugin"
+	CephFSNodePlugin       PropagationType = "openstack-manila-cephfs-csi-nodeplugin"
+	CephCSINodePlugin      PropagationType = "csi-nodeplugin-cephfsplugin"
 )
 
 // VolMounts is one entry: volumes for the pod and mounts for its containers. The JSON shape is
@@ -55,10 +60,14 @@ var (
 	ControllerTarget = Target{Name: ControllerPlugin, Group: Controller, Driver: "csi-driver"}
 	NodeTarget       = Target{Name: NodePlugin, Group: Node, Driver: "csi-driver"}
 	NFSNodeTarget    = Target{Name: NFSNodePlugin, Group: Node, Driver: "csi-driver"}
+
+	CephFSControllerTarget = Target{Name: CephFSControllerPlugin, Group: Controller, Driver: "csi-driver"}
+	CephFSNodeTarget       = Target{Name: CephFSNodePlugin, Group: Node, Driver: "csi-driver"}
+	CephCSINodeTarget      = Target{Name: CephCSINodePlugin, Group: Node, Driver: "csi-driver"}
 )
 
 // Targets are all of the operand's workloads.
-var Targets = []Target{ControllerTarget, NodeTarget, NFSNodeTarget}
+var Targets = []Target{ControllerTarget, NodeTarget, NFSNodeTarget, CephFSControllerTarget, CephFSNodeTarget, CephCSINodeTarget}
 
 // TargetNamed returns the target for a workload name.
 func TargetNamed(name string) (Target, bool) {

@@ -19,8 +19,8 @@ import (
 // TrustedCAConfigMap is filled by the network operator with the cluster's trusted CA bundle.
 const TrustedCAConfigMap = "manila-csi-driver-trusted-ca-bundle"
 
-// BuiltinMounts are the operator's own extraMounts entries: when in use, the OpenStack CA for both
-// drivers at the path the driver secret names. The cluster's trusted CA bundle is not one of them:
+// BuiltinMounts are the operator's own extraMounts entries: when in use, the OpenStack CA for the
+// Manila driver's containers (both instances, controller and node) at the path the driver secret names. The cluster's trusted CA bundle is not one of them:
 // library-go's CA-bundle hooks mount it at /etc/pki/ca-trust/extracted/pem once the network operator
 // has filled it, and a second mount at that path would make the workload invalid.
 func BuiltinMounts(openStackCA bool) []extramounts.Entry {
@@ -28,7 +28,8 @@ func BuiltinMounts(openStackCA bool) []extramounts.Entry {
 		return nil
 	}
 	return []extramounts.Entry{{Source: "built-in OpenStack CA", VolMounts: extramounts.VolMounts{
-		Propagation: []extramounts.PropagationType{extramounts.ControllerPlugin, extramounts.NodePlugin},
+		Propagation: []extramounts.PropagationType{extramounts.ControllerPlugin, extramounts.NodePlugin,
+			extramounts.CephFSControllerPlugin, extramounts.CephFSNodePlugin},
 		Volumes: []corev1.Volume{{Name: "openstack-ca", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
 			LocalObjectReference: corev1.LocalObjectReference{Name: names.CloudCAConfigMap},
 		}}}},

@@ -15,6 +15,9 @@ func CheckConfig(cfg *operatorconfig.Config) error {
 	if cfg == nil {
 		return nil
 	}
+	if cfg.CephFS.Enabled {
+		return &operatorconfig.FieldError{Path: "cephfs.enabled", Reason: "the CephFS instance is not available when the control plane is hosted yet (docs/hosted.md)"}
+	}
 	if reach := extramounts.Propagate(cfg.MountEntries(), extramounts.ControllerTarget); len(reach) > 0 {
 		return fmt.Errorf("%s reaches the controller plugin, which runs on the management cluster when the control plane is hosted: propagate it to the node plugins only", reach[0].Source)
 	}

@@ -80,6 +80,14 @@ var assetClusters = map[string][]Cluster{
 	assets.VolumeSnapshotClass:  {Guest},
 	// As csi-operator's hosted flavour: the management cluster's monitoring is HyperShift's to set up.
 	assets.ServiceMonitor: nil,
+	// The CephFS instance does not run hosted yet (CheckConfig refuses cephfs.enabled).
+	assets.CephFSCephConfig:           nil,
+	assets.CephFSCephCSIConfig:        nil,
+	assets.CephFSCSIDriver:            nil,
+	assets.CephFSVolumeSnapshotClass:  nil,
+	assets.CephFSControllerDeployment: nil,
+	assets.CephFSNodeDaemonSet:        nil,
+	assets.CephCSINodeDaemonSet:       nil,
 }
 
 // AssetClusters returns the clusters an operand asset is applied to (none: not applied when hosted).

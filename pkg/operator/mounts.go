@@ -25,6 +25,10 @@ var workloadAssets = map[extramounts.PropagationType]string{
 	extramounts.ControllerPlugin: assets.ControllerDeployment,
 	extramounts.NodePlugin:       assets.NodeDaemonSet,
 	extramounts.NFSNodePlugin:    assets.NFSNodeDaemonSet,
+
+	extramounts.CephFSControllerPlugin: assets.CephFSControllerDeployment,
+	extramounts.CephFSNodePlugin:       assets.CephFSNodeDaemonSet,
+	extramounts.CephCSINodePlugin:      assets.CephCSINodeDaemonSet,
 }
 
 // mountsValidator checks a configuration's extraMounts against every workload as the hook chain

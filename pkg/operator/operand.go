@@ -55,9 +55,11 @@ type operandControllers struct {
 	set *csicontrollerset.CSIControllerSet
 	// controlPlane, hosted only, is the controller's side in the management cluster: its static
 	// objects and the controller Deployment.
-	controlPlane   *csicontrollerset.CSIControllerSet
-	nfsNode        factory.Controller
-	selectors      factory.Controller
+	controlPlane *csicontrollerset.CSIControllerSet
+	nfsNode      factory.Controller
+	selectors    factory.Controller
+	// cephFS, standalone only, runs and removes the CephFS instance (operator config cephfs.enabled).
+	cephFS         factory.Controller
 	operatorClient v1helpers.OperatorClient
 	// snapshotCRDSynced: library-go's conditional controller does not wait for our CRD informer, and
 	// would otherwise take "not synced" for "no CRD" until its next resync.
@@ -67,6 +69,7 @@ type operandControllers struct {
 // newOperandControllers builds the operand's controllers of flavour f; networkPolicies is whether the
 // operator may write the operand namespace's network policies (standalone only).
 func newOperandControllers(c *clients, recorder events.Recorder, f Flavour, render resourceapply.AssetFunc, mounts hooks.Mounts, networkPolicies bool) *operandControllers {
+	o := &operandControllers{}
 	operandInformers := c.kubeInformers.InformersFor(names.OperandNamespace)
 	inputs := WorkloadInputs{
 		OperandConfigMaps: operandInformers.Core().V1().ConfigMaps(), OperandSecrets: operandInformers.Core().V1().Secrets(),
@@ -119,6 +122,7 @@ func newOperandControllers(c *clients, recorder events.Recorder, f Flavour, rend
 			operandInformers, c.configInformer, w.ControllerInformers, w.Controller...)
 	}
 	if f.StandaloneExtras() {
+		o.cephFS = newCephFSController(c, recorder, render, inputs, mounts.Config, static, crdExists)
 		if networkPolicies {
 			set = set.WithConditionalStaticResourcesController(networkPoliciesController, c.kube, c.dynamic, static, render,
 				assets.NetworkPolicies(), func() bool { return true }, never)
@@ -146,8 +150,9 @@ func newOperandControllers(c *clients, recorder events.Recorder, f Flavour, rend
 			deploymentWorkload(controllerManifest), daemonSetWorkload(nodeManifest), daemonSetWorkload(nfsManifest),
 		},
 	})
-	return &operandControllers{set: set, controlPlane: controlPlane, nfsNode: nfsNode, selectors: selectors, operatorClient: c.operatorClient,
-		snapshotCRDSynced: snapshotCRDs.Informer().HasSynced}
+	o.set, o.controlPlane, o.nfsNode, o.selectors, o.operatorClient = set, controlPlane, nfsNode, selectors, c.operatorClient
+	o.snapshotCRDSynced = snapshotCRDs.Informer().HasSynced
+	return o
 }
 
 // currentControlPlane is the control plane in namespace as its HostedControlPlane (HyperShift makes
@@ -206,6 +211,9 @@ func (o *operandControllers) Run(ctx context.Context) {
 		}
 		go o.nfsNode.Run(ctx, 1)
 		go o.selectors.Run(ctx, 1)
+		if o.cephFS != nil {
+			go o.cephFS.Run(ctx, 1)
+		}
 	}()
 }
 

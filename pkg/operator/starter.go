@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/cephfs"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/configcheck"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/manila"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/runtimeconfig"
@@ -237,4 +238,6 @@ var conditionOwners = []string{
 	runtimeconfig.ControllerName, workloadselector.ControllerName, staticResourcesController, controllerServiceController,
 	nodeServiceController, nfsNodeServiceController, controlPlaneStaticResourcesController, volumeSnapshotClassController,
 	serviceMonitorController, retiredResourcesController, networkPoliciesController, predecessorLeaseOwner, servingConfigOwner, "ManagementState", "ConfigObservation",
+	cephfs.ControllerName, cephFSStaticResourcesController, cephFSVolumeSnapshotClassController, cephFSControllerServiceController,
+	cephFSNodeServiceController, cephCSINodeServiceController,
 }

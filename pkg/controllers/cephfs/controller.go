@@ -1,0 +1,282 @@
+package cephfs
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	appsv1informers "k8s.io/client-go/informers/apps/v1"
+	corev1informers "k8s.io/client-go/informers/core/v1"
+	storagev1informers "k8s.io/client-go/informers/storage/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/managementstate"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
+)
+
+// ControllerName prefixes the controller's conditions.
+const ControllerName = "CephFSController"
+
+// ConditionRetained is True while cephfs.enabled is false but volumes keep the instance running. It is
+// neither Degraded nor Progressing: the cluster is as the admin left it, and waits for the volumes.
+const ConditionRetained = ControllerName + "Retained"
+
+// Events.
+const (
+	EventRetained = "CephFSRetained"
+	EventRemoved  = "CephFSRemoved"
+)
+
+// Instance is one run of the CephFS instance's library-go controllers: Start runs them until ctx ends.
+type Instance interface {
+	Start(ctx context.Context)
+}
+
+// Objects name what the instance applies, for its removal. The workloads and ConfigMaps are in the
+// operand namespace; the CSIDriver and the VolumeSnapshotClass are deleted only while they carry the
+// operator's owner label.
+type Objects struct {
+	Deployments, DaemonSets, ConfigMaps []string
+	CSIDriver, VolumeSnapshotClass      string
+	OwnerLabel                          labels.Selector
+}
+
+// Deps are the Controller's collaborators. Informers: OperatorConfigMaps in the operator namespace;
+// Deployments, DaemonSets and ConfigMaps in the operand namespace; CSIDrivers of the operator's owned
+// objects.
+type Deps struct {
+	OperatorClient     v1helpers.OperatorClient
+	Config             *operatorconfig.Source
+	OperatorConfigMaps corev1informers.ConfigMapInformer
+	PersistentVolumes  corev1informers.PersistentVolumeInformer
+	Deployments        appsv1informers.DeploymentInformer
+	DaemonSets         appsv1informers.DaemonSetInformer
+	ConfigMaps         corev1informers.ConfigMapInformer
+	CSIDrivers         storagev1informers.CSIDriverInformer
+	Kube               kubernetes.Interface
+	Dynamic            dynamic.Interface
+	Recorder           events.Recorder
+	// NewInstance builds a fresh run of the instance's controllers; their condition owners are
+	// InstanceConditions, removed once the instance stops.
+	NewInstance        func() Instance
+	InstanceConditions []string
+	Objects            Objects
+}
+
+// Controller runs the CephFS instance (cephfs.manila.csi.openstack.org, its controller Deployment,
+// its node DaemonSet and ceph-csi's CephFS node DaemonSet, their ConfigMaps, CSIDriver and
+// VolumeSnapshotClass) through a second set of library-go controllers, which it starts and stops.
+//
+// Watches: the operator config, PersistentVolumes, the instance's objects and the ClusterCSIDriver.
+//
+// Writes: nothing while the instance runs (its own controllers apply it and report as
+// ManilaCephFSDriver*/CephCSIDriver* conditions); on removal, deletes its objects and the stopped
+// controllers' conditions; condition CephFSControllerRetained; events CephFSRetained, CephFSRemoved.
+//
+// Policy: cephfs.enabled (last valid operator config) runs the instance. Turned off, it keeps running
+// while any PersistentVolume of its driver exists (pods must still unmount, shares be deleted), named
+// by CephFSControllerRetained; then it stops and its objects are deleted. It does nothing while the
+// ClusterCSIDriver is not Managed: a running instance's library-go controllers honour that themselves.
+type Controller struct {
+	d        Deps
+	mu       sync.Mutex
+	stop     context.CancelFunc
+	retained string
+}
+
+// NewController returns the factory controller. The instance runs until the controller's own Run
+// ends (factory passes Run's context to every sync).
+func NewController(d Deps) factory.Controller {
+	c := &Controller{d: d}
+	return factory.New().
+		WithSync(c.sync).
+		WithSyncDegradedOnError(d.OperatorClient).
+		WithInformers(d.OperatorClient.Informer(), d.OperatorConfigMaps.Informer(), d.PersistentVolumes.Informer(),
+			d.Deployments.Informer(), d.DaemonSets.Informer(), d.ConfigMaps.Informer(), d.CSIDrivers.Informer()).
+		ResyncEvery(time.Minute).
+		ToController(ControllerName, d.Recorder.WithComponentSuffix("cephfs"))
+}
+
+func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
+	if managed, err := managementstate.Managed(c.d.OperatorClient); err != nil || !managed {
+		return err
+	}
+	enabled := false
+	if cfg, _ := c.d.Config.Current(); cfg != nil {
+		enabled = cfg.CephFS.Enabled
+	}
+	pvs, err := c.d.PersistentVolumes.Lister().List(labels.Everything())
+	if err != nil {
+		return err
+	}
+	plan := Decide(enabled, pvs)
+	if plan.Run {
+		c.start(ctx)
+	}
+	if err := c.reportRetained(ctx, plan.Retained, syncCtx.Recorder()); err != nil {
+		return err
+	}
+	if !plan.Remove {
+		return nil
+	}
+	c.halt()
+	if err := c.removeConditions(ctx); err != nil {
+		return err
+	}
+	return c.removeObjects(ctx, syncCtx.Recorder())
+}
+
+func (c *Controller) start(ctx context.Context) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stop != nil {
+		return
+	}
+	run, stop := context.WithCancel(ctx)
+	c.stop = stop
+	klog.Infof("Starting the CephFS instance of the Manila CSI driver (%s)", DriverName)
+	c.d.NewInstance().Start(run)
+}
+
+func (c *Controller) halt() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stop == nil {
+		return
+	}
+	klog.Infof("Stopping the CephFS instance of the Manila CSI driver: cephfs.enabled is false and no volume uses it")
+	c.stop()
+	c.stop = nil
+}
+
+func (c *Controller) reportRetained(ctx context.Context, retained string, recorder events.Recorder) error {
+	cond := applyoperatorv1.OperatorCondition().WithType(ConditionRetained)
+	if retained == "" {
+		cond = cond.WithStatus(operatorv1.ConditionFalse).WithReason("AsExpected").WithMessage("")
+	} else {
+		cond = cond.WithStatus(operatorv1.ConditionTrue).WithReason("VolumesInUse").WithMessage(
+			"cephfs.enabled is false, but the CephFS instance keeps running while " + retained + " exist; it is removed once they are deleted")
+		if retained != c.retained {
+			recorder.Warningf(EventRetained, "The CephFS instance stays while %s exist (cephfs.enabled is false in ConfigMap %s)", retained, operatorconfig.ConfigMapName)
+		}
+	}
+	c.retained = retained
+	_, status, _, err := c.d.OperatorClient.GetOperatorState()
+	if err != nil {
+		return err
+	}
+	if old := v1helpers.FindOperatorCondition(status.Conditions, ConditionRetained); old != nil && old.Status == *cond.Status && old.Message == *cond.Message {
+		return nil
+	}
+	return c.d.OperatorClient.ApplyOperatorStatus(ctx, ControllerName, applyoperatorv1.OperatorStatus().WithConditions(cond))
+}
+
+// removeConditions removes the conditions of the stopped instance's controllers: nobody would update
+// them again, and cluster-storage-operator would read a last Degraded or Progressing for good.
+func (c *Controller) removeConditions(ctx context.Context) error {
+	_, status, _, err := c.d.OperatorClient.GetOperatorState()
+	if err != nil {
+		return err
+	}
+	var stale []string
+	for _, cond := range status.Conditions {
+		for _, owner := range c.d.InstanceConditions {
+			if strings.HasPrefix(cond.Type, owner) {
+				stale = append(stale, cond.Type)
+			}
+		}
+	}
+	if len(stale) == 0 {
+		return nil
+	}
+	_, _, err = v1helpers.UpdateStatus(ctx, c.d.OperatorClient, func(s *operatorv1.OperatorStatus) error {
+		for _, t := range stale {
+			v1helpers.RemoveOperatorCondition(&s.Conditions, t)
+		}
+		return nil
+	})
+	return err
+}
+
+var volumeSnapshotClasses = schema.GroupVersionResource{Group: "snapshot.storage.k8s.io", Version: "v1", Resource: "volumesnapshotclasses"}
+
+// removeObjects deletes what the instance applied, as the caches show it: nothing is requested when
+// nothing is left. The VolumeSnapshotClass, which no cache here holds, goes first, while others show
+// that a removal is under way.
+func (c *Controller) removeObjects(ctx context.Context, recorder events.Recorder) error {
+	o, ns := c.d.Objects, names.OperandNamespace
+	var present []func() error
+	for _, name := range o.Deployments {
+		if _, err := c.d.Deployments.Lister().Deployments(ns).Get(name); err == nil {
+			present = append(present, func() error {
+				return c.d.Kube.AppsV1().Deployments(ns).Delete(ctx, name, metav1.DeleteOptions{})
+			})
+		}
+	}
+	for _, name := range o.DaemonSets {
+		if _, err := c.d.DaemonSets.Lister().DaemonSets(ns).Get(name); err == nil {
+			present = append(present, func() error {
+				return c.d.Kube.AppsV1().DaemonSets(ns).Delete(ctx, name, metav1.DeleteOptions{})
+			})
+		}
+	}
+	for _, name := range o.ConfigMaps {
+		if _, err := c.d.ConfigMaps.Lister().ConfigMaps(ns).Get(name); err == nil {
+			present = append(present, func() error {
+				return c.d.Kube.CoreV1().ConfigMaps(ns).Delete(ctx, name, metav1.DeleteOptions{})
+			})
+		}
+	}
+	if d, err := c.d.CSIDrivers.Lister().Get(o.CSIDriver); err == nil && o.OwnerLabel.Matches(labels.Set(d.Labels)) {
+		present = append(present, func() error {
+			return c.d.Kube.StorageV1().CSIDrivers().Delete(ctx, o.CSIDriver, metav1.DeleteOptions{})
+		})
+	}
+	if len(present) == 0 {
+		return nil
+	}
+	if err := c.deleteSnapshotClass(ctx); err != nil {
+		return err
+	}
+	for _, del := range present {
+		if err := del(); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	recorder.Eventf(EventRemoved, "Removed the CephFS instance of the Manila CSI driver (%s): cephfs.enabled is false and no volume uses it", DriverName)
+	return nil
+}
+
+func (c *Controller) deleteSnapshotClass(ctx context.Context) error {
+	if c.d.Objects.VolumeSnapshotClass == "" {
+		return nil
+	}
+	vsc, err := c.d.Dynamic.Resource(volumeSnapshotClasses).Get(ctx, c.d.Objects.VolumeSnapshotClass, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) { // also without the snapshot CRD
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !c.d.Objects.OwnerLabel.Matches(labels.Set(vsc.GetLabels())) {
+		return nil
+	}
+	err = c.d.Dynamic.Resource(volumeSnapshotClasses).Delete(ctx, vsc.GetName(), metav1.DeleteOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}

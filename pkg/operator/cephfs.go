@@ -1,0 +1,148 @@
+package operator
+
+import (
+	"context"
+	"slices"
+
+	"github.com/openshift/library-go/pkg/controller/factory"
+	"github.com/openshift/library-go/pkg/operator/csi/csicontrollerset"
+	"github.com/openshift/library-go/pkg/operator/csi/csidrivercontrollerservicecontroller"
+	"github.com/openshift/library-go/pkg/operator/csi/csidrivernodeservicecontroller"
+	dc "github.com/openshift/library-go/pkg/operator/deploymentcontroller"
+	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/manila-csi/manila-csi-driver-operator/assets"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/cephfs"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/extramounts"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+)
+
+// The CephFS instance's controllers, each the owner of its conditions.
+const (
+	cephFSStaticResourcesController     = "ManilaCephFSDriverStaticResourcesController"
+	cephFSVolumeSnapshotClassController = "ManilaCephFSDriverVolumeSnapshotClassController"
+	cephFSControllerServiceController   = "ManilaCephFSDriverControllerServiceController"
+	cephFSNodeServiceController         = "ManilaCephFSDriverNodeServiceController"
+	cephCSINodeServiceController        = "CephCSIDriverNodeServiceController"
+	cephFSDriverContainer               = "csi-driver"
+	cephFSControllerCephCSIContainer    = "csi-driver-cephfs"
+)
+
+var cephFSInstanceConditions = []string{cephFSStaticResourcesController, cephFSVolumeSnapshotClassController,
+	cephFSControllerServiceController, cephFSNodeServiceController, cephCSINodeServiceController}
+
+// cephFSWorkloadHooks are the hooks of the CephFS instance's workloads: those of their NFS
+// counterparts (cluster values, proxy, trusted CA, driver secret hash, replicas, topology, extraMounts
+// for their own targets), the ceph-csi image from the operator config, and the placeholder check last.
+func cephFSWorkloadHooks(in WorkloadInputs, image hooks.CephCSIImage) (controller []dc.DeploymentHookFunc, node, cephCSI []csidrivernodeservicecontroller.DaemonSetHookFunc, informers []factory.Informer) {
+	values := &hooks.ClusterValues{Infrastructures: in.Infrastructures, Recorder: in.Recorder}
+	controllerMounts, mountInformers := in.Mounts.Deployment(extramounts.CephFSControllerTarget)
+	controller = []dc.DeploymentHookFunc{
+		values.Deployment(),
+		csidrivercontrollerservicecontroller.WithObservedProxyDeploymentHook(),
+		csidrivercontrollerservicecontroller.WithCABundleDeploymentHook(names.OperandNamespace, hooks.TrustedCAConfigMap, in.OperandConfigMaps),
+		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, in.OperandSecrets),
+		dc.WithReplicasHook(in.Nodes.Lister()),
+		hooks.Topology{Config: in.Mounts.Config}.Deployment(),
+		image.Deployment(),
+		hooks.DeploymentNoPlaceholders,
+		controllerMounts,
+	}
+	daemonSet := func(target extramounts.Target, more ...csidrivernodeservicecontroller.DaemonSetHookFunc) []csidrivernodeservicecontroller.DaemonSetHookFunc {
+		mountHook, _ := in.Mounts.DaemonSet(target)
+		return append(append([]csidrivernodeservicecontroller.DaemonSetHookFunc{
+			values.DaemonSet(),
+			csidrivernodeservicecontroller.WithObservedProxyDaemonSetHook(),
+			csidrivernodeservicecontroller.WithCABundleDaemonSetHook(names.OperandNamespace, hooks.TrustedCAConfigMap, in.OperandConfigMaps),
+			mountHook,
+		}, more...), hooks.DaemonSetNoPlaceholders)
+	}
+	node = daemonSet(extramounts.CephFSNodeTarget,
+		csidrivernodeservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, in.OperandSecrets),
+		hooks.Topology{Config: in.Mounts.Config}.DaemonSet())
+	cephCSI = daemonSet(extramounts.CephCSINodeTarget, image.DaemonSet())
+	informers = append([]factory.Informer{
+		hooks.Events(in.OperandConfigMaps.Informer(), hooks.Named(hooks.TrustedCAConfigMap, names.CloudCAConfigMap)),
+		hooks.Events(in.OperandSecrets.Informer(), hooks.Named(names.DriverSecret)),
+		hooks.ControlPlaneNodeEvents(in.Nodes),
+	}, mountInformers...)
+	return controller, node, cephCSI, informers
+}
+
+// cephFSInstance is one run of the CephFS instance: a second library-go CSI controller set (static
+// objects, VolumeSnapshotClass, controller Deployment, Manila CephFS node DaemonSet) and library-go's
+// node service controller for ceph-csi's DaemonSet.
+type cephFSInstance struct {
+	set     *csicontrollerset.CSIControllerSet
+	cephCSI factory.Controller
+}
+
+func (i cephFSInstance) Start(ctx context.Context) {
+	i.set.Run(ctx, 1)
+	go i.cephCSI.Run(ctx, 1)
+}
+
+// newCephFSController returns the controller that runs and removes the CephFS instance (standalone).
+func newCephFSController(c *clients, recorder events.Recorder, render resourceapply.AssetFunc, in WorkloadInputs, config *operatorconfig.Source,
+	static v1helpers.KubeInformersForNamespaces, crdExists func() bool) factory.Controller {
+	operandInformers := c.kubeInformers.InformersFor(names.OperandNamespace)
+	daemonSets := operandInformers.Apps().V1().DaemonSets()
+	image := hooks.CephCSIImage{Config: config, InUse: func() string {
+		ds, err := daemonSets.Lister().DaemonSets(names.OperandNamespace).Get(string(extramounts.CephCSINodePlugin))
+		if err != nil {
+			return ""
+		}
+		return hooks.ImageOf(&ds.Spec.Template.Spec, cephFSDriverContainer)
+	}}
+	controllerHooks, nodeHooks, cephCSIHooks, informers := cephFSWorkloadHooks(in, image)
+	cephCSIManifest := mustRender(render, assets.CephCSINodeDaemonSet)
+	never := func() bool { return false }
+	newInstance := func() cephfs.Instance {
+		set := csicontrollerset.NewCSIControllerSet(c.operatorClient, recorder).
+			WithStaticResourcesController(cephFSStaticResourcesController, c.kube, c.dynamic, static, render, assets.CephFSStaticResources()).
+			WithConditionalStaticResourcesController(cephFSVolumeSnapshotClassController, c.kube, c.dynamic, static, render,
+				[]string{assets.CephFSVolumeSnapshotClass}, crdExists, never).
+			WithCSIDriverControllerService(cephFSControllerServiceController, render, assets.CephFSControllerDeployment, c.kube,
+				operandInformers, c.configInformer, slices.Clone(informers), controllerHooks...).
+			WithCSIDriverNodeService(cephFSNodeServiceController, render, assets.CephFSNodeDaemonSet, c.kube,
+				operandInformers, slices.Clone(informers), nodeHooks...)
+		cephCSI := csidrivernodeservicecontroller.NewCSIDriverNodeServiceController(cephCSINodeServiceController,
+			cephCSIManifest, recorder, c.operatorClient, c.kube, daemonSets, slices.Clone(informers), cephCSIHooks...)
+		return cephFSInstance{set: set, cephCSI: cephCSI}
+	}
+	return cephfs.NewController(cephfs.Deps{
+		OperatorClient:     c.operatorClient,
+		Config:             config,
+		OperatorConfigMaps: c.operatorConfig.Core().V1().ConfigMaps(),
+		PersistentVolumes:  c.kubeInformers.InformersFor("").Core().V1().PersistentVolumes(),
+		Deployments:        operandInformers.Apps().V1().Deployments(),
+		DaemonSets:         daemonSets,
+		ConfigMaps:         operandInformers.Core().V1().ConfigMaps(),
+		CSIDrivers:         c.owned.Storage().V1().CSIDrivers(),
+		Kube:               c.kube,
+		Dynamic:            c.dynamic,
+		Recorder:           recorder,
+		NewInstance:        newInstance,
+		InstanceConditions: cephFSInstanceConditions,
+		Objects: cephfs.Objects{
+			Deployments: []string{string(extramounts.CephFSControllerPlugin)},
+			DaemonSets:  []string{string(extramounts.CephFSNodePlugin), string(extramounts.CephCSINodePlugin)},
+			ConfigMaps:  []string{cephConfigMap, cephCSIConfigMap},
+			CSIDriver:   cephfs.DriverName, VolumeSnapshotClass: cephFSVolumeSnapshotClass,
+			OwnerLabel: labels.SelectorFromSet(labels.Set{classplan.OwnerLabel: classplan.OwnerLabelValue}),
+		},
+	})
+}
+
+// Names of the CephFS instance's ConfigMaps and VolumeSnapshotClass (assets/cephfs_*.yaml).
+const (
+	cephConfigMap             = "manila-csi-cephfs-ceph-config"
+	cephCSIConfigMap          = "manila-csi-cephfs-ceph-csi-config"
+	cephFSVolumeSnapshotClass = "csi-manila-cephfs"
+)
