@@ -21,6 +21,11 @@ const (
 	NodeDaemonSet        = "openstack-manila-csi-nodeplugin"
 	NFSNodeDaemonSet     = "csi-nodeplugin-nfsplugin"
 	SnapshotClass        = "csi-manila-standard"
+
+	// The CephFS instance's (operator config cephfs.enabled).
+	CephFSNodeDaemonSet  = "openstack-manila-cephfs-csi-nodeplugin"
+	CephCSINodeDaemonSet = "csi-nodeplugin-cephfsplugin"
+	CephFSSnapshotClass  = "csi-manila-cephfs"
 )
 
 var snapshotClassGVR = schema.GroupVersionResource{Group: "snapshot.storage.k8s.io", Version: "v1", Resource: "volumesnapshotclasses"}
@@ -39,6 +44,11 @@ func (cp *ControlPlane) ResetOperand(t testing.TB) {
 	ignore(cp.Kube.AppsV1().DaemonSets(names.OperandNamespace).Delete(ctx, NFSNodeDaemonSet, metav1.DeleteOptions{}))
 	ignore(cp.Kube.StorageV1().CSIDrivers().Delete(ctx, names.CSIDriverName, metav1.DeleteOptions{}))
 	ignore(cp.Dynamic.Resource(snapshotClassGVR).Delete(ctx, SnapshotClass, metav1.DeleteOptions{}))
+	ignore(cp.Kube.AppsV1().Deployments(names.OperandNamespace).Delete(ctx, CephFSControllerDeployment, metav1.DeleteOptions{}))
+	ignore(cp.Kube.AppsV1().DaemonSets(names.OperandNamespace).Delete(ctx, CephFSNodeDaemonSet, metav1.DeleteOptions{}))
+	ignore(cp.Kube.AppsV1().DaemonSets(names.OperandNamespace).Delete(ctx, CephCSINodeDaemonSet, metav1.DeleteOptions{}))
+	ignore(cp.Kube.StorageV1().CSIDrivers().Delete(ctx, CephFSDriverName, metav1.DeleteOptions{}))
+	ignore(cp.Dynamic.Resource(snapshotClassGVR).Delete(ctx, CephFSSnapshotClass, metav1.DeleteOptions{}))
 }
 
 // WaitForDeployment waits until the operand's controller Deployment exists and check passes.

@@ -68,6 +68,8 @@ type ProvisioningWorld struct {
 	// the sidecars keep the guest kubeconfig the Deployment gives them.
 	controller *ControlPlane
 	hosted     bool
+	// driver is the CSI driver of the Deployment the world runs.
+	driver string
 }
 
 type process struct {
@@ -90,7 +92,18 @@ type ProvisioningOptions struct {
 	// its sidecars reach w (the guest) with the --kubeconfig the Deployment gives them.
 	Controller          *ControlPlane
 	ControllerNamespace string
+	// CephFS runs the CephFS instance's controller Deployment (operator config cephfs.enabled) in
+	// place of the NFS one: its driver cephfs.manila.csi.openstack.org forwards Probe to its ceph-csi
+	// container, for which csi-node-standin answers in its ceph-csi mode.
+	CephFS bool
 }
+
+// The CephFS instance's controller Deployment and its container the driver forwards Probe to.
+const (
+	CephFSControllerDeployment = "openstack-manila-cephfs-csi-controllerplugin"
+	CephFSForwardContainer     = "csi-driver-cephfs"
+	CephFSDriverName           = "cephfs.manila.csi.openstack.org"
+)
 
 // StartProvisioningWith is StartProvisioning for a controller Deployment placed as opts says.
 func (w *World) StartProvisioningWith(t testing.TB, opts ProvisioningOptions) *ProvisioningWorld {
@@ -106,7 +119,11 @@ func (w *World) StartProvisioningWith(t testing.TB, opts ProvisioningOptions) *P
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	d, err := controller.Kube.AppsV1().Deployments(namespace).Get(ctx, ControllerDeployment, metav1.GetOptions{})
+	deployment, forward, driver := ControllerDeployment, NodeForwardContainer, names.CSIDriverName
+	if opts.CephFS {
+		deployment, forward, driver = CephFSControllerDeployment, CephFSForwardContainer, CephFSDriverName
+	}
+	d, err := controller.Kube.AppsV1().Deployments(namespace).Get(ctx, deployment, metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("the operator's controller Deployment: %v", err)
 	}
@@ -115,7 +132,7 @@ func (w *World) StartProvisioningWith(t testing.TB, opts ProvisioningOptions) *P
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &ProvisioningWorld{PodDir: podDir, LogDir: t.TempDir(), controller: controller, hosted: opts.Controller != nil}
+	p := &ProvisioningWorld{PodDir: podDir, LogDir: t.TempDir(), controller: controller, hosted: opts.Controller != nil, driver: driver}
 	t.Cleanup(func() {
 		p.Stop(t)
 		_ = os.RemoveAll(podDir)
@@ -146,7 +163,7 @@ func (w *World) StartProvisioningWith(t testing.TB, opts ProvisioningOptions) *P
 
 	// The node plugin first: the driver forwards Probe to it.
 	for _, step := range []struct{ container, binary string }{
-		{NodeForwardContainer, "csi-node-standin"},
+		{forward, "csi-node-standin"},
 		{DriverContainer, "manila-csi-plugin"},
 	} {
 		c := container(step.container)
@@ -162,10 +179,10 @@ func (w *World) StartProvisioningWith(t testing.TB, opts ProvisioningOptions) *P
 		p.waitForSocket(t, step.binary, socketArg(args, "--endpoint"))
 	}
 
-	p.startSidecar(t, w, pod, container(ProvisionerContainer), binary("csi-provisioner"), leaseName(""))
+	p.startSidecar(t, w, pod, container(ProvisionerContainer), binary("csi-provisioner"), p.leaseName(""))
 	// The resizer builds from the module proxy at a pinned version; without it, no expansion.
 	if _, err := os.Stat(binary("csi-resizer")); err == nil {
-		p.startSidecar(t, w, pod, container(ResizerContainer), binary("csi-resizer"), leaseName("external-resizer-"))
+		p.startSidecar(t, w, pod, container(ResizerContainer), binary("csi-resizer"), p.leaseName("external-resizer-"))
 		p.Resizer = true
 	}
 	p.startSnapshots(t, w, pod, container(SnapshotterContainer))
@@ -194,9 +211,9 @@ func (p *ProvisioningWorld) driverInContainerMounts(t testing.TB, pod *podRoot, 
 	return path, wrapped
 }
 
-// leaseName is the leader-election Lease of a sidecar for the driver, as csi-lib-utils names it.
-func leaseName(prefix string) string {
-	return prefix + regexp.MustCompile(`[^a-zA-Z0-9-]`).ReplaceAllString(names.CSIDriverName, "-")
+// leaseName is the leader-election Lease of a sidecar for the world's driver, as csi-lib-utils names it.
+func (p *ProvisioningWorld) leaseName(prefix string) string {
+	return prefix + regexp.MustCompile(`[^a-zA-Z0-9-]`).ReplaceAllString(p.driver, "-")
 }
 
 // startSidecar runs a CSI sidecar container of the Deployment and waits until it holds its Lease.

@@ -70,7 +70,7 @@ func (p *ProvisioningWorld) startSnapshots(t testing.TB, w *World, pod *podRoot,
 		}
 		return nil
 	})
-	p.startSidecar(t, w, pod, c, paths[0], leaseName("external-snapshotter-leader-"))
+	p.startSidecar(t, w, pod, c, paths[0], p.leaseName("external-snapshotter-leader-"))
 	p.Snapshots = true
 }
 
