@@ -32,7 +32,8 @@ type Adoption struct {
 // operator's when its provisioner is the driver, it has no owner label, its `type` parameter names a
 // listed share type, and every secret parameter points at the driver secret. A share type gets at most
 // one class: one the operator owns already wins, then the predecessor's name for it, then the first
-// by name. Only classes whose provisioner is the driver (or whose name has the operator's prefix) are
+// by name. Only NFS classes are adopted: the CephFS instance is this operator's own, so no
+// predecessor left classes of it. Only classes whose provisioner is the driver (or whose name has the operator's prefix) are
 // reported as refused; other provisioners' classes are not the driver's business.
 func Adoptions(all []*storagev1.StorageClass, types []manilatypes.ShareType, owned map[string]Owner) Adoption {
 	a := Adoption{Adopt: map[string]manilatypes.ShareType{}, Refused: map[string]string{}}
@@ -40,9 +41,9 @@ func Adoptions(all []*storagev1.StorageClass, types []manilatypes.ShareType, own
 	for _, st := range types {
 		byName[st.Name] = st
 	}
-	served := map[string]string{} // share-type ID -> class
+	served := map[string]string{} // share-type ID -> NFS class
 	for class, o := range owned {
-		if !o.PerZone {
+		if !o.PerZone && o.protocol() == ProtocolNFS {
 			served[o.ID] = class
 		}
 	}

@@ -42,19 +42,23 @@ type Wanted struct {
 }
 
 // Skipped is a share type that gets no class, and why: Kind for programs (metrics), Reason for people.
-// NeedsAction marks reasons an admin can fix.
+// NeedsAction marks reasons an admin can fix. Protocol is the protocol whose class the type does not
+// get; empty when it gets none at all for a reason of the type's own (its storage_protocol, a share
+// network it lacks).
 type Skipped struct {
 	ShareType   manilatypes.ShareType
 	Kind        SkipKind
 	Reason      string
 	NeedsAction bool
+	Protocol    Protocol
 }
 
 // SkipKind is why a share type gets no class, as a fixed word.
 type SkipKind string
 
 const (
-	// SkipNoNFS: the type's storage_protocol names no NFS; the driver serves NFS only.
+	// SkipNoNFS: the type's storage_protocol names no protocol the operator makes classes for (NFS,
+	// and CEPHFS while cephfs.enabled is true).
 	SkipNoNFS SkipKind = "NoNFS"
 	// SkipNoShareNetwork: a driver_handles_share_servers=True type without a share network in the config.
 	SkipNoShareNetwork SkipKind = "NoShareNetwork"
@@ -68,21 +72,50 @@ const (
 
 // Owner is the share type an existing owned class was created for, from its annotations.
 // PerZone marks a per-zone class (topology.perZoneClasses), which never stands for the type's own.
+// Protocol is the class's (ProtocolOf); empty reads as ProtocolNFS.
 type Owner struct {
 	ID, Name string
 	PerZone  bool
+	Protocol Protocol
 }
 
-// Desired returns the classes for the share types under the given settings. owned maps the names of
-// the operator's existing classes to the share type each was created for: a class keeps serving the
-// share type with its ID until the class is deleted (a renamed type keeps its class), and no other
-// share type ever takes its name over, even when the name would be its plain mapping.
+// OwnerOf is the Owner of one of the operator's classes, read from its annotations.
+func OwnerOf(sc *storagev1.StorageClass) Owner {
+	return Owner{ID: sc.Annotations[ShareTypeIDAnnotation], Name: sc.Annotations[ShareTypeNameAnnotation], PerZone: PerZone(sc), Protocol: ProtocolOf(sc)}
+}
+
+// protocol is the owner's protocol, ProtocolNFS unless it is ProtocolCephFS.
+func (o Owner) protocol() Protocol {
+	if o.Protocol == ProtocolCephFS {
+		return ProtocolCephFS
+	}
+	return ProtocolNFS
+}
+
+// Desired is DesiredFor with cephfs.enabled false: NFS classes only.
 func Desired(types []manilatypes.ShareType, settings operatorconfig.StorageClasses, owned map[string]Owner) ([]Wanted, []Skipped) {
-	var served []manilatypes.ShareType
+	return DesiredFor(types, settings, false, owned)
+}
+
+// DesiredFor returns the classes for the share types under the given settings: an NFS class for each
+// type that may serve NFS, and, when cephFS (cephfs.enabled) is true, a CephFS class for each type whose
+// storage_protocol names CEPHFS; a type serving both gets both. owned maps the names of the operator's
+// existing classes to the share type each was created for: a class keeps serving the share type with
+// its ID, for its protocol, until the class is deleted (a renamed type keeps its class), and no other
+// share type or protocol ever takes its name over, even when the name would be its plain mapping.
+func DesiredFor(types []manilatypes.ShareType, settings operatorconfig.StorageClasses, cephFS bool, owned map[string]Owner) ([]Wanted, []Skipped) {
+	served := map[Protocol][]manilatypes.ShareType{}
 	var skipped []Skipped
 	for _, st := range types {
-		if reason, ok := servesNFS(st); !ok {
-			skipped = append(skipped, Skipped{ShareType: st, Kind: SkipNoNFS, Reason: reason})
+		protocols := ServedProtocols(st)
+		var classes []Protocol
+		for _, p := range protocols {
+			if p == ProtocolNFS || cephFS {
+				classes = append(classes, p)
+			}
+		}
+		if len(classes) == 0 {
+			skipped = append(skipped, Skipped{ShareType: st, Kind: SkipNoNFS, Reason: noClassReason(st, protocols, cephFS)})
 			continue
 		}
 		if isTrue(st.ExtraSpecs[extraSpecDHSS]) {
@@ -93,8 +126,23 @@ func Desired(types []manilatypes.ShareType, settings operatorconfig.StorageClass
 				continue
 			}
 		}
-		served = append(served, st)
+		for _, p := range classes {
+			served[p] = append(served[p], st)
+		}
 	}
+	var wanted []Wanted
+	for _, p := range []Protocol{ProtocolNFS, ProtocolCephFS} {
+		w, s := named(p, served[p], settings, owned)
+		wanted, skipped = append(wanted, w...), append(skipped, s...)
+	}
+	sort.Slice(wanted, func(i, j int) bool { return wanted[i].Class.Name < wanted[j].Class.Name })
+	return wanted, skipped
+}
+
+// named gives each share type its class of protocol p: the class of its ID that it already has, else
+// its mapped name, else the hashed form when another type's (or protocol's) class holds that name.
+func named(p Protocol, served []manilatypes.ShareType, settings operatorconfig.StorageClasses, owned map[string]Owner) ([]Wanted, []Skipped) {
+	prefix := p.namePrefix()
 	typeNames := make([]string, len(served))
 	for i, st := range served {
 		typeNames[i] = st.Name
@@ -102,44 +150,36 @@ func Desired(types []manilatypes.ShareType, settings operatorconfig.StorageClass
 	byID := map[string]string{}
 	ownerNames := map[string]string{}
 	for class, o := range owned {
+		if o.protocol() != p {
+			continue
+		}
 		if o.ID != "" && !o.PerZone {
 			byID[o.ID] = class
 		}
 		ownerNames[class] = o.Name
 	}
-	classNames := ClassNames(typeNames, ownerNames)
+	classNames := ClassNames(prefix, typeNames, ownerNames)
 	wanted := make([]Wanted, 0, len(served))
+	var skipped []Skipped
 	for _, st := range served {
 		name, sticky := byID[st.ID]
 		if !sticky {
 			name = classNames[st.Name]
-			if o, taken := owned[name]; taken && o.ID != st.ID {
-				name = hashedName(st.Name) // the class of another share type, present or gone
+			if o, taken := owned[name]; taken && (o.ID != st.ID || o.protocol() != p) {
+				name = hashedName(prefix, st.Name) // the class of another share type, present or gone
 			}
 			if _, taken := owned[name]; taken {
-				skipped = append(skipped, Skipped{ShareType: st, Kind: SkipNameTaken, NeedsAction: true, Reason: fmt.Sprintf(
+				skipped = append(skipped, Skipped{ShareType: st, Kind: SkipNameTaken, NeedsAction: true, Protocol: p, Reason: fmt.Sprintf(
 					"share type %q: StorageClasses %s and %s both serve other share types; delete the one no longer needed", st.Name, classNames[st.Name], name)})
 				continue
 			}
 		}
-		wanted = append(wanted, Wanted{ShareType: st, Class: classFor(st, name, settings)})
+		// One class of a type is the default: its NFS class, else (a CEPHFS-only type) its CephFS class.
+		isDefault := settings.DefaultShareType != "" && settings.DefaultShareType == st.Name &&
+			(p == ProtocolNFS || ServedProtocols(st)[0] != ProtocolNFS)
+		wanted = append(wanted, Wanted{ShareType: st, Class: classFor(st, name, settings, p, isDefault)})
 	}
-	sort.Slice(wanted, func(i, j int) bool { return wanted[i].Class.Name < wanted[j].Class.Name })
 	return wanted, skipped
-}
-
-// servesNFS: a type without storage_protocol may serve NFS; one that names protocols must list NFS.
-func servesNFS(st manilatypes.ShareType) (string, bool) {
-	proto, ok := st.ExtraSpecs[extraSpecProtocol]
-	if !ok || strings.TrimSpace(proto) == "" {
-		return "", true
-	}
-	for _, p := range strings.FieldsFunc(strings.ToUpper(proto), func(r rune) bool { return r == '_' || r == ' ' || r == ',' }) {
-		if p == "NFS" {
-			return "", true
-		}
-	}
-	return fmt.Sprintf("share type %q has storage_protocol=%s; the driver serves NFS only", st.Name, proto), false
 }
 
 func isTrue(v string) bool { return strings.EqualFold(strings.TrimSpace(v), "true") }
@@ -158,7 +198,7 @@ func shareClients(list *string) *string {
 	return &joined
 }
 
-func classFor(st manilatypes.ShareType, name string, settings operatorconfig.StorageClasses) *storagev1.StorageClass {
+func classFor(st manilatypes.ShareType, name string, settings operatorconfig.StorageClasses, p Protocol, isDefault bool) *storagev1.StorageClass {
 	s := settings.For(st.Name)
 	params := map[string]string{parameterType: st.Name}
 	for _, op := range []string{"provisioner", "node-stage", "node-publish", "controller-expand"} {
@@ -171,9 +211,23 @@ func classFor(st manilatypes.ShareType, name string, settings operatorconfig.Sto
 		}
 	}
 	setIf(parameterShareNetworkID, s.ShareNetworkID)
-	setIf(parameterShareClient, shareClients(s.NFSShareClient))
 	setIf(parameterAvailability, s.Availability)
 	setIf(parameterAppendMetadata, s.AppendShareMetadata)
+	annotations := map[string]string{ShareTypeNameAnnotation: st.Name, ShareTypeIDAnnotation: st.ID}
+	var mountOptions []string
+	switch p {
+	case ProtocolCephFS:
+		// nfs-shareClient and mountOptions are NFS settings (nfsvers=4.1 breaks a CephFS mount): the
+		// CephFS mount is the cephfs-* parameters' business.
+		setIf(parameterCephFSMounter, s.CephFSMounter)
+		setIf(parameterCephFSClientID, s.CephFSClientID)
+		setIf(parameterCephFSKernelMountOptions, s.CephFSKernelMountOptions)
+		setIf(parameterCephFSFuseMountOptions, s.CephFSFuseMountOptions)
+		annotations[ProtocolAnnotation] = string(ProtocolCephFS)
+	default:
+		setIf(parameterShareClient, shareClients(s.NFSShareClient))
+		mountOptions = s.MountOptions
+	}
 
 	reclaim, binding, expand := defaultReclaimPolicy, defaultVolumeBindingMode, true
 	if s.ReclaimPolicy != nil {
@@ -185,8 +239,7 @@ func classFor(st manilatypes.ShareType, name string, settings operatorconfig.Sto
 	if s.AllowVolumeExpansion != nil {
 		expand = *s.AllowVolumeExpansion
 	}
-	annotations := map[string]string{ShareTypeNameAnnotation: st.Name, ShareTypeIDAnnotation: st.ID}
-	if settings.DefaultShareType != "" && settings.DefaultShareType == st.Name {
+	if isDefault {
 		annotations[DefaultClassAnnotation] = "true" // settled by ApplyDefault
 	}
 	return &storagev1.StorageClass{
@@ -195,12 +248,12 @@ func classFor(st manilatypes.ShareType, name string, settings operatorconfig.Sto
 			Labels:      map[string]string{OwnerLabel: OwnerLabelValue},
 			Annotations: annotations,
 		},
-		Provisioner:          names.CSIDriverName,
+		Provisioner:          p.provisioner(),
 		Parameters:           params,
 		ReclaimPolicy:        &reclaim,
 		VolumeBindingMode:    &binding,
 		AllowVolumeExpansion: &expand,
-		MountOptions:         s.MountOptions,
+		MountOptions:         mountOptions,
 	}
 }
 

@@ -91,7 +91,7 @@ func TestShareClientListWithoutSpaces(t *testing.T) {
 
 // A class serves the share type it was created for (by ID) until it is deleted.
 func TestDesiredKeepsClassesWithTheirShareType(t *testing.T) {
-	hashed := hashedName("gold-nfs")
+	hashed := hashedName(NamePrefix, "gold-nfs")
 	for _, tc := range []struct {
 		name  string
 		types []manilatypes.ShareType
@@ -109,11 +109,11 @@ func TestDesiredKeepsClassesWithTheirShareType(t *testing.T) {
 		{name: "a new type never takes a gone type's class",
 			types: []manilatypes.ShareType{{ID: "3", Name: "gold"}},
 			owned: map[string]Owner{"csi-manila-gold": {ID: "1", Name: "gold"}},
-			want:  map[string]string{"gold": hashedName("gold")}},
+			want:  map[string]string{"gold": hashedName(NamePrefix, "gold")}},
 		{name: "nor an owned class without annotations",
 			types: []manilatypes.ShareType{{ID: "3", Name: "admin-made"}},
 			owned: map[string]Owner{"csi-manila-admin-made": {}},
-			want:  map[string]string{"admin-made": hashedName("admin-made")}},
+			want:  map[string]string{"admin-made": hashedName(NamePrefix, "admin-made")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			wanted, skipped := Desired(tc.types, operatorconfig.StorageClasses{}, tc.owned)

@@ -12,8 +12,11 @@ import (
 )
 
 const (
-	// NamePrefix starts every class name, as the predecessor's did.
+	// NamePrefix starts every NFS class name, as the predecessor's did.
 	NamePrefix = "csi-manila-"
+	// CephFSNamePrefix starts every CephFS class name. No NFS class name starts with it (they all
+	// start with NamePrefix), so the two sets of names never collide.
+	CephFSNamePrefix = "manila-cephfs-"
 	// maxNameLength is a DNS-1123 subdomain's limit.
 	maxNameLength = 253
 	hashLength    = 8
@@ -48,14 +51,15 @@ func nameHash(shareType string) string {
 	return hex.EncodeToString(sum[:])[:hashLength]
 }
 
-// ClassNames maps share-type names to StorageClass names, collision-free.
+// ClassNames maps share-type names to StorageClass names starting with prefix (NamePrefix or
+// CephFSNamePrefix), collision-free.
 //
-// A name is NamePrefix plus the sanitized share-type name. When that differs from the predecessor's
+// A name is the prefix plus the sanitized share-type name. When that differs from the predecessor's
 // mapping, collides with another share type's, or is too long, "-" and 8 hex characters of a SHA-256
 // of the share-type name are appended (the base truncated to fit). In a collision, a share type that
 // already owns the plain name (owners: class name -> share-type name) keeps it, so adding a type never
 // renames an existing class; otherwise a share type whose mapping is its own name unchanged keeps it.
-func ClassNames(shareTypes []string, owners map[string]string) map[string]string {
+func ClassNames(prefix string, shareTypes []string, owners map[string]string) map[string]string {
 	base := map[string]string{}
 	byBase := map[string][]string{}
 	for _, st := range shareTypes {
@@ -66,30 +70,30 @@ func ClassNames(shareTypes []string, owners map[string]string) map[string]string
 	out := map[string]string{}
 	for _, st := range shareTypes {
 		b := base[st]
-		plain := b != "" && b == legacyName(st) && len(NamePrefix)+len(b) <= maxNameLength
+		plain := b != "" && b == legacyName(st) && len(prefix)+len(b) <= maxNameLength
 		if plain && len(byBase[b]) > 1 {
-			plain = keepsCollidingName(st, byBase[b], NamePrefix+b, owners)
+			plain = keepsCollidingName(st, byBase[b], prefix+b, owners)
 		}
 		if plain {
-			out[st] = NamePrefix + b
+			out[st] = prefix + b
 			continue
 		}
-		out[st] = hashedName(st)
+		out[st] = hashedName(prefix, st)
 	}
 	return out
 }
 
 // hashedName is a share type's name with the hash suffix, which no other share type's name can take.
-func hashedName(st string) string {
+func hashedName(prefix, st string) string {
 	b := sanitize(st)
-	room := maxNameLength - len(NamePrefix) - 1 - hashLength
+	room := maxNameLength - len(prefix) - 1 - hashLength
 	if len(b) > room {
 		b = strings.TrimRight(b[:room], "-.")
 	}
 	if b == "" {
-		return NamePrefix + nameHash(st)
+		return prefix + nameHash(st)
 	}
-	return NamePrefix + b + "-" + nameHash(st)
+	return prefix + b + "-" + nameHash(st)
 }
 
 // keepsCollidingName decides which of the share types sharing one plain name keeps it.
@@ -109,6 +113,9 @@ func keepsCollidingName(st string, colliding []string, className string, owners 
 	return len(exact) == 1 && exact[0] == st
 }
 
-// PlainName is a share type's class name without a hash suffix, the predecessor's mapping: check-cloud
-// compares a class name with it to explain why a suffix was added.
-func PlainName(shareType string) string { return NamePrefix + legacyName(shareType) }
+// PlainName is a share type's NFS class name without a hash suffix, the predecessor's mapping:
+// check-cloud compares a class name with it to explain why a suffix was added.
+func PlainName(shareType string) string { return PlainNameWith(NamePrefix, shareType) }
+
+// PlainNameWith is PlainName for the class names starting with prefix (CephFSNamePrefix).
+func PlainNameWith(prefix, shareType string) string { return prefix + legacyName(shareType) }

@@ -46,7 +46,7 @@ func TestClassNames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := ClassNames(tt.types, tt.owners)
+			got := ClassNames(NamePrefix, tt.types, tt.owners)
 			seen := map[string]string{}
 			for _, st := range tt.types {
 				name := got[st]
@@ -72,8 +72,8 @@ func TestClassNames(t *testing.T) {
 }
 
 func TestClassNamesAreStable(t *testing.T) {
-	a := ClassNames([]string{"x y", "gold"}, nil)
-	b := ClassNames([]string{"gold", "x y", "new one"}, nil)
+	a := ClassNames(NamePrefix, []string{"x y", "gold"}, nil)
+	b := ClassNames(NamePrefix, []string{"gold", "x y", "new one"}, nil)
 	if a["x y"] != b["x y"] || a["gold"] != b["gold"] {
 		t.Errorf("adding a share type renamed others: %v vs %v", a, b)
 	}

@@ -36,6 +36,9 @@ type Action struct {
 	Existing *storagev1.StorageClass
 	// Adopting marks the Update or Recreate that takes over a class the operator did not create.
 	Adopting bool
+	// Why says, for an event, why a class is deleted when it is not for the usual reasons
+	// (storageClassState Removed, pruning); empty otherwise.
+	Why string
 }
 
 // Input is everything Plan decides from.
@@ -54,6 +57,12 @@ type Input struct {
 	Absent     map[string]int
 	PruneAfter int
 	Now        time.Time
+	// CephFS is cephfs.enabled. While it is false the operator's CephFS classes are retired: deleted
+	// unless a claim names them (Claims).
+	CephFS bool
+	// Claims maps a class name to a PersistentVolumeClaim ("namespace/name") whose
+	// spec.storageClassName names it; only the operator's CephFS classes are looked up.
+	Claims map[string]string
 }
 
 // Result is the plan: actions, foreign classes in the way, and owned classes whose share type is gone.
@@ -64,12 +73,30 @@ type Result struct {
 	// Deferred are adopted classes whose recreate waits for a later sync: one per sync, so that a plan
 	// gone wrong can never recreate every class the cluster already had at once.
 	Deferred []string
+	// Retained are the operator's CephFS classes kept while cephfs.enabled is false because a claim
+	// names them, sorted by class name.
+	Retained []Retained
+}
+
+// Retained is a CephFS class kept for a claim that names it.
+type Retained struct {
+	Class string
+	// Claim is one PersistentVolumeClaim naming the class, "namespace/name".
+	Claim string
+}
+
+// Retiring reports whether a class is one of the operator's CephFS classes while cephfs.enabled
+// (cephFS) is false: such a class is deleted once no claim names it, and is never stale.
+func Retiring(sc *storagev1.StorageClass, cephFS bool) bool {
+	return !cephFS && Owned(sc) && ProtocolOf(sc) == ProtocolCephFS
 }
 
 // Plan compares wanted and existing classes under the storageClassState policy:
 // Managed reconciles (reverting edits) and adopts the classes in in.Adopt, Unmanaged only creates
 // missing classes, Removed deletes the classes the operator created, releases the ones it adopted and
-// creates none. A class without the owner label is never touched unless it is adopted.
+// creates none. A class without the owner label is never touched unless it is adopted. While
+// cephfs.enabled is false, Managed deletes each CephFS class of the operator that no claim names and
+// keeps (Retained) the ones claims name; Unmanaged deletes none of them.
 func Plan(in Input) Result {
 	var r Result
 	if in.State == operatorv1.RemovedStorageClass {
@@ -115,7 +142,19 @@ func Plan(in Input) Result {
 	}
 	for _, name := range slices.Sorted(maps.Keys(in.Existing)) {
 		sc := in.Existing[name]
-		if wantedNames[name] || !Owned(sc) || !Gone(sc, in.Listed, in.Zones) {
+		if wantedNames[name] || !Retiring(sc, in.CephFS) {
+			continue
+		}
+		switch claim := in.Claims[name]; {
+		case claim != "":
+			r.Retained = append(r.Retained, Retained{Class: name, Claim: claim})
+		case managed:
+			r.Actions = append(r.Actions, Action{Kind: Delete, Class: sc, Why: "cephfs.enabled is false and no PersistentVolumeClaim names it"})
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(in.Existing)) {
+		sc := in.Existing[name]
+		if wantedNames[name] || !Owned(sc) || Retiring(sc, in.CephFS) || !Gone(sc, in.Listed, in.Zones) {
 			continue
 		}
 		r.Stale = append(r.Stale, name)

@@ -62,8 +62,8 @@ func TestRename(t *testing.T) {
 		{name: "not a rename: a new type under a deleted type's name gets its own class",
 			before: []manilatypes.ShareType{{ID: "1", Name: "gold"}},
 			after:  []manilatypes.ShareType{{ID: "3", Name: "gold"}},
-			want:   map[string]ActionKind{"csi-manila-gold": Update, hashedName("gold"): Create},
-			types:  map[string]string{"csi-manila-gold": "gold", hashedName("gold"): "gold"}, stale: []string{"csi-manila-gold"}},
+			want:   map[string]ActionKind{"csi-manila-gold": Update, hashedName(NamePrefix, "gold"): Create},
+			types:  map[string]string{"csi-manila-gold": "gold", hashedName(NamePrefix, "gold"): "gold"}, stale: []string{"csi-manila-gold"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -90,12 +90,13 @@ func HoldUnresolved(wanted []Wanted) (ready []Wanted, held []string) {
 	return ready, held
 }
 
-// OpenToAnyHost returns, sorted, the classes whose shares any host may mount: nfs-shareClient unset
-// (the driver then grants 0.0.0.0/0) or listing 0.0.0.0/0 or ::/0.
+// OpenToAnyHost returns, sorted, the NFS classes whose shares any host may mount: nfs-shareClient
+// unset (the driver then grants 0.0.0.0/0) or listing 0.0.0.0/0 or ::/0. A CephFS share is mounted
+// with a cephx key, whatever the host: its classes have no host list to warn about.
 func OpenToAnyHost(wanted []Wanted) []string {
 	var out []string
 	for _, w := range wanted {
-		if OpensToAnyHost(w.Class.Parameters) {
+		if ProtocolOf(w.Class) == ProtocolNFS && OpensToAnyHost(w.Class.Parameters) {
 			out = append(out, w.Class.Name)
 		}
 	}

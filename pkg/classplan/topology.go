@@ -32,7 +32,8 @@ const (
 // reach those zones, and when it is one zone, availability naming it, since autoTopology would ask
 // Manila for the node's compute zone. A type none of whose zones Manila lists gets no class: its
 // existing class is then stale, never deleted. With perZoneClasses, each type also gets a class per
-// Manila zone it can use, named <its class>-<zone>.
+// Manila zone it can use, named <its class>-<zone>. NFS and CephFS classes alike: the driver's two
+// instances report the node's zone under the same TopologyKey.
 func Zonal(wanted []Wanted, topo operatorconfig.Topology, manilaZones []string, owned map[string]Owner) ([]Wanted, []Skipped) {
 	listed := map[string]bool{}
 	for _, z := range manilaZones {
@@ -59,13 +60,13 @@ func Zonal(wanted []Wanted, topo operatorconfig.Topology, manilaZones []string, 
 				}
 			}
 			if len(zones) == 0 {
-				skipped = append(skipped, Skipped{ShareType: st, Kind: SkipNoZone, Reason: fmt.Sprintf(
+				skipped = append(skipped, Skipped{ShareType: st, Kind: SkipNoZone, Protocol: ProtocolOf(w.Class), Reason: fmt.Sprintf(
 					"share type %q is limited to availability zones %s, none of which Manila lists now", st.Name, strings.Join(limits, ", "))})
 				continue
 			}
 		}
 		if reason := invalidComputeZones(topo, zones); reason != "" {
-			skipped = append(skipped, Skipped{ShareType: st, Kind: SkipZoneName, NeedsAction: true, Reason: fmt.Sprintf("share type %q: %s", st.Name, reason)})
+			skipped = append(skipped, Skipped{ShareType: st, Kind: SkipZoneName, NeedsAction: true, Protocol: ProtocolOf(w.Class), Reason: fmt.Sprintf("share type %q: %s", st.Name, reason)})
 			continue
 		}
 		limited := len(limits) > 0
@@ -76,8 +77,8 @@ func Zonal(wanted []Wanted, topo operatorconfig.Topology, manilaZones []string, 
 		}
 		for _, z := range zones {
 			name := w.Class.Name + "-" + sanitize(z)
-			if o, ok := owned[name]; sanitize(z) == "" || len(name) > maxNameLength || taken[name] || (ok && o.ID != st.ID) {
-				skipped = append(skipped, Skipped{ShareType: st, Kind: SkipNameTaken, NeedsAction: true, Reason: fmt.Sprintf(
+			if o, ok := owned[name]; sanitize(z) == "" || len(name) > maxNameLength || taken[name] || (ok && (o.ID != st.ID || o.protocol() != ProtocolOf(w.Class))) {
+				skipped = append(skipped, Skipped{ShareType: st, Kind: SkipNameTaken, NeedsAction: true, Protocol: ProtocolOf(w.Class), Reason: fmt.Sprintf(
 					"share type %q: no class for availability zone %q: the name %s is not available", st.Name, z, name)})
 				continue
 			}
