@@ -441,7 +441,7 @@ func parseCephFS(args []string) (c cephfsConfig, ignored []string, err error) {
 	fs.StringVar(&c.driverName, "drivername", "cephfs.csi.ceph.com", "driver name reported by GetPluginInfo")
 	fs.StringVar(&c.nodeID, "nodeid", "", "node ID reported by NodeGetInfo (required, as ceph-csi requires it)")
 	fs.BoolVar(&c.nodeServer, "nodeserver", false, "start the node server (required)")
-	fs.BoolVar(&c.controllerServer, "controllerserver", false, "start the controller server (refused: node only)")
+	fs.BoolVar(&c.controllerServer, "controllerserver", false, "the controller server: only the identity service is served (Probe, GetPluginInfo), as the Manila driver's controller forwards nothing else")
 	fs.StringVar(&c.record, "record", "", "append every NodeStage/NodePublish/NodeUnpublish/NodeUnstage call to this JSON-lines file")
 	fs.BoolVar(&c.stage, "stage-unstage", true, "report STAGE_UNSTAGE_VOLUME (ceph-csi always does; false is refused)")
 	for _, n := range cephcsiValueFlags {
@@ -481,8 +481,8 @@ func parseCephFS(args []string) (c cephfsConfig, ignored []string, err error) {
 		return c, ignored, fmt.Errorf("unexpected arguments %q", fs.Args())
 	case c.vtype != "cephfs":
 		return c, ignored, fmt.Errorf("--type=%s: the stand-in serves only ceph-csi's CephFS node plugin (--type=cephfs)", c.vtype)
-	case !c.nodeServer || c.controllerServer:
-		return c, ignored, errors.New("the stand-in serves only ceph-csi's CephFS node plugin: --nodeserver=true, no --controllerserver")
+	case c.nodeServer == c.controllerServer:
+		return c, ignored, errors.New("give one of --nodeserver=true (the CephFS node plugin) and --controllerserver=true (its identity service only)")
 	case !c.stage:
 		return c, ignored, errors.New("--stage-unstage=false: ceph-csi's CephFS node plugin always stages")
 	case c.nodeID == "":

@@ -33,6 +33,10 @@ func TestParseCephFS(t *testing.T) {
 	if c != want || !slices.Equal(ignored, []string{"--a-newer-flag=x"}) {
 		t.Fatalf("parsed %+v, ignored %q; want %+v and the unknown flag", c, ignored, want)
 	}
+	// The controller Deployment's ceph-csi container: the Manila driver forwards Probe to it.
+	if c, _, err := parseCephFS([]string{"--type=cephfs", "--controllerserver=true", "--nodeid=n", "--endpoint=unix:///plugin/csi-cephfs.sock"}); err != nil || !c.controllerServer {
+		t.Errorf("controller server refused: %+v, %v", c, err)
+	}
 	for _, bad := range [][]string{
 		{"--type=rbd", "--nodeserver=true", "--nodeid=n"},
 		{"--type=cephfs", "--nodeid=n"},

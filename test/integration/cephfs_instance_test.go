@@ -1,0 +1,224 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/cephfs"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/configcheck"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
+)
+
+const (
+	goodCephCSI  = "quay.io/cephcsi/cephcsi:v3.16.0"
+	goodCephCSI2 = "quay.io/cephcsi/cephcsi:v3.18.0"
+	badCephCSI   = "quay.io/cephcsi/cephcsi:v3.17.0"
+)
+
+func cephFSConfig(image string) string {
+	return "cephfs:\n  enabled: true\n  image: " + image + "\n"
+}
+
+// cephCSIImage waits for the ceph-csi node DaemonSet to run image.
+func waitForCephCSIImage(t *testing.T, image string) *appsv1.DaemonSet {
+	t.Helper()
+	return world.WaitForDaemonSet(t, framework.CephCSINodeDaemonSet, func(ds *appsv1.DaemonSet) error {
+		for _, c := range ds.Spec.Template.Spec.Containers {
+			if c.Name == "csi-driver" && c.Image == image {
+				return nil
+			}
+		}
+		return fmt.Errorf("no csi-driver container with image %s", image)
+	})
+}
+
+// cephFSObjectsAbsent fails unless none of the CephFS instance's objects exists.
+func cephFSObjectsAbsent(ctx context.Context) error {
+	ns := names.OperandNamespace
+	if _, err := world.Kube.StorageV1().CSIDrivers().Get(ctx, cephfs.DriverName, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		return fmt.Errorf("CSIDriver %s: %v", cephfs.DriverName, err)
+	}
+	if _, err := world.Kube.AppsV1().Deployments(ns).Get(ctx, framework.CephFSControllerDeployment, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		return fmt.Errorf("Deployment %s: %v", framework.CephFSControllerDeployment, err)
+	}
+	for _, name := range []string{framework.CephFSNodeDaemonSet, framework.CephCSINodeDaemonSet} {
+		if _, err := world.Kube.AppsV1().DaemonSets(ns).Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("DaemonSet %s: %v", name, err)
+		}
+	}
+	for _, name := range []string{"manila-csi-cephfs-ceph-config", "manila-csi-cephfs-ceph-csi-config"} {
+		if _, err := world.Kube.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("ConfigMap %s: %v", name, err)
+		}
+	}
+	return nil
+}
+
+// cephFSConditions lists the conditions of the CephFS instance's controllers on the ClusterCSIDriver.
+func cephFSConditions(ctx context.Context) ([]string, error) {
+	d, err := world.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, c := range d.Status.Conditions {
+		if strings.HasPrefix(c.Type, "ManilaCephFSDriver") || strings.HasPrefix(c.Type, "CephCSIDriver") {
+			out = append(out, c.Type)
+		}
+	}
+	return out, nil
+}
+
+// The CephFS instance is off by default and on when the operator config asks, with the ceph-csi image
+// it names; a known-bad ceph-csi release or a missing image is refused naming the field, keeping what
+// runs; turned off, it stays while a CephFS volume exists, then goes with its conditions. The NFS
+// instance is never touched.
+func TestCephFSInstanceOnAndOff(t *testing.T) {
+	ctx := context.Background()
+	startOperator(t, "", framework.ShareTypeSpec{Name: "default"})
+	world.WaitForCondition(t, "ManilaDriverControllerServiceControllerDegraded", operatorv1.ConditionFalse)
+	// Settled: the hashes of its trusted CA, metrics cert and driver secret are on the pod template.
+	nfs := world.WaitForDeployment(t, func(d *appsv1.Deployment) error {
+		if n := len(d.Spec.Template.Annotations); n < 3 {
+			return fmt.Errorf("%d input hashes on the pod template", n)
+		}
+		return nil
+	})
+	if err := cephFSObjectsAbsent(ctx); err != nil {
+		t.Fatalf("CephFS is off by default, yet: %v", err)
+	}
+
+	world.WriteOperatorConfig(t, cephFSConfig(goodCephCSI))
+	waitForCephCSIImage(t, goodCephCSI)
+	world.WaitForDaemonSet(t, framework.CephFSNodeDaemonSet, func(ds *appsv1.DaemonSet) error {
+		if len(ds.Spec.Template.Spec.InitContainers) != 1 {
+			return fmt.Errorf("init containers %d, want the one waiting for ceph-csi's socket", len(ds.Spec.Template.Spec.InitContainers))
+		}
+		return nil
+	})
+	framework.Eventually(t, framework.DefaultTimeout, "the CephFS controller Deployment and CSIDriver", func(ctx context.Context) error {
+		d, err := world.Kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, framework.CephFSControllerDeployment, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if img := containerImage(d.Spec.Template.Spec, framework.CephFSForwardContainer); img != goodCephCSI {
+			return fmt.Errorf("container %s runs %q", framework.CephFSForwardContainer, img)
+		}
+		drv, err := world.Kube.StorageV1().CSIDrivers().Get(ctx, cephfs.DriverName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if drv.Spec.AttachRequired == nil || *drv.Spec.AttachRequired {
+			return fmt.Errorf("CSIDriver %s requires attach", drv.Name)
+		}
+		return nil
+	})
+	world.WaitForCondition(t, "ManilaCephFSDriverControllerServiceControllerDegraded", operatorv1.ConditionFalse)
+	world.WaitForCondition(t, "CephCSIDriverNodeServiceControllerDegraded", operatorv1.ConditionFalse)
+
+	t.Run("KnownBadCephCSIRefused", func(t *testing.T) {
+		world.WriteOperatorConfig(t, cephFSConfig(badCephCSI))
+		cond := world.WaitForCondition(t, configcheck.ConditionDegraded, operatorv1.ConditionTrue)
+		for _, want := range []string{"cephfs.image", "v3.17.0", "v3.16.0", "v3.18.0"} {
+			if !strings.Contains(cond.Message, want) {
+				t.Errorf("condition message %q does not name %s", cond.Message, want)
+			}
+		}
+		waitForCephCSIImage(t, goodCephCSI) // the last valid config stays in force
+	})
+	t.Run("EnabledWithoutImageRefused", func(t *testing.T) {
+		world.WriteOperatorConfig(t, "cephfs: {enabled: true}\n")
+		framework.Eventually(t, framework.DefaultTimeout, "the config condition naming cephfs.image", func(ctx context.Context) error {
+			c := world.Condition(t, configcheck.ConditionDegraded)
+			if c == nil || c.Status != operatorv1.ConditionTrue || !strings.Contains(c.Message, "cephfs.image: required") {
+				return fmt.Errorf("condition %+v", c)
+			}
+			return nil
+		})
+		waitForCephCSIImage(t, goodCephCSI)
+	})
+	t.Run("ImageChangeRolls", func(t *testing.T) {
+		world.WriteOperatorConfig(t, cephFSConfig(goodCephCSI2))
+		world.WaitForCondition(t, configcheck.ConditionDegraded, operatorv1.ConditionFalse)
+		waitForCephCSIImage(t, goodCephCSI2)
+	})
+
+	// A volume of the CephFS driver keeps the instance when it is turned off.
+	pv := &corev1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: "cephfs-volume-in-use"},
+		Spec: corev1.PersistentVolumeSpec{
+			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
+			AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
+			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
+			PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{
+				Driver: cephfs.DriverName, VolumeHandle: "4a1b2c3d-0000-4000-8000-000000000001"}},
+		},
+	}
+	if _, err := world.Kube.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = world.Kube.CoreV1().PersistentVolumes().Delete(context.Background(), pv.Name, metav1.DeleteOptions{}) })
+	world.WriteOperatorConfig(t, "cephfs: {enabled: false}\n")
+	cond := world.WaitForCondition(t, cephfs.ConditionRetained, operatorv1.ConditionTrue)
+	if !strings.Contains(cond.Message, pv.Name) {
+		t.Errorf("%s message %q does not name the volume", cephfs.ConditionRetained, cond.Message)
+	}
+	waitForCephCSIImage(t, goodCephCSI2) // kept, and still reconciled with the image it runs
+	if err := world.Kube.AppsV1().DaemonSets(names.OperandNamespace).Delete(ctx, framework.CephCSINodeDaemonSet, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitForCephCSIImage(t, goodCephCSI2)
+
+	if err := world.Kube.CoreV1().PersistentVolumes().Delete(ctx, pv.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The world runs no PV protection controller to lift the admission plugin's finalizer: as it would.
+	if _, err := world.Kube.CoreV1().PersistentVolumes().Patch(ctx, pv.Name, types.MergePatchType,
+		[]byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+	world.WaitForCondition(t, cephfs.ConditionRetained, operatorv1.ConditionFalse)
+	framework.Eventually(t, framework.DefaultTimeout, "the CephFS instance removed", func(ctx context.Context) error {
+		if err := cephFSObjectsAbsent(ctx); err != nil {
+			return err
+		}
+		if left, err := cephFSConditions(ctx); err != nil || len(left) > 0 {
+			return fmt.Errorf("conditions of the stopped instance left: %v %v", left, err)
+		}
+		return nil
+	})
+	// The NFS instance was never rolled or replaced.
+	after := world.WaitForDeployment(t, nil)
+	if after.UID != nfs.UID || after.Generation != nfs.Generation {
+		t.Errorf("the NFS controller Deployment changed: generation %d -> %d: annotations %v -> %v", nfs.Generation, after.Generation,
+			nfs.Spec.Template.Annotations, after.Spec.Template.Annotations)
+	}
+	d, err := world.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := v1helpers.FindOperatorCondition(d.Status.Conditions, "ManilaDriverControllerServiceControllerDegraded"); c == nil || c.Status != operatorv1.ConditionFalse {
+		t.Errorf("NFS controller condition %+v", c)
+	}
+}
+
+func containerImage(spec corev1.PodSpec, name string) string {
+	for _, c := range spec.Containers {
+		if c.Name == name {
+			return c.Image
+		}
+	}
+	return ""
+}
