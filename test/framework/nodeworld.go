@@ -27,6 +27,11 @@ type NodeOptions struct {
 	// capability of the plugin it forwards to; csi-driver-nfs itself does not stage, so without it
 	// the kubelet only publishes (and the driver builds the volume context at publish).
 	StageUnstage bool
+	// CephFS runs the CephFS instance's node pods (operator config cephfs.enabled) in place of the
+	// NFS ones: the real manila-csi-plugin of DaemonSet openstack-manila-cephfs-csi-nodeplugin,
+	// forwarding to csi-node-standin in its ceph-csi mode, started with the rendered arguments of the
+	// csi-driver container of csi-nodeplugin-cephfsplugin (ceph-csi always stages).
+	CephFS bool
 }
 
 // NodeWorld is one node of the cluster as the operator's node DaemonSets would run on it: the real
@@ -67,6 +72,10 @@ type NodeCall struct {
 	AccessMode        string            `json:"accessMode,omitempty"`
 	Readonly          bool              `json:"readonly,omitempty"`
 	SecretKeys        []string          `json:"secretKeys,omitempty"`
+	// UserID and UserKeySHA256, ceph-csi mode only: the stage secrets' cephx user, and the SHA-256
+	// (hex) of its key, never the key.
+	UserID        string `json:"userID,omitempty"`
+	UserKeySHA256 string `json:"userKeySHA256,omitempty"`
 }
 
 // StartNode runs the node plugin pods of the operator's current node DaemonSets (both must exist)
@@ -114,17 +123,24 @@ func (w *World) StartNode(t testing.TB, opts NodeOptions) *NodeWorld {
 		return corev1.Container{}
 	}
 
-	// The NFS node plugin first: manila-csi-plugin probes it at start and proxies its capabilities.
-	nfs := pod(NFSNodeDaemonSet)
-	args, env, err := nfs.command(ctx, w.Kube, container(nfs, DriverContainer), nil)
+	forwardDS, driverDS := NFSNodeDaemonSet, NodeDaemonSet
+	if opts.CephFS {
+		forwardDS, driverDS = CephCSINodeDaemonSet, CephFSNodeDaemonSet
+	}
+	// The plugin forwarded to first: manila-csi-plugin probes it at start and proxies its capabilities.
+	fwd := pod(forwardDS)
+	args, env, err := fwd.command(ctx, w.Kube, container(fwd, DriverContainer), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	args = append(args, "--record="+n.RecordPath, "--stage-unstage="+strconv.FormatBool(opts.StageUnstage))
+	args = append(args, "--record="+n.RecordPath)
+	if !opts.CephFS {
+		args = append(args, "--stage-unstage="+strconv.FormatBool(opts.StageUnstage))
+	}
 	n.runner.start(t, "csi-node-standin", standinBin, args, env)
 	n.runner.waitForSocket(t, "csi-node-standin", socketArg(args, "--endpoint"))
 
-	n.driverPod = pod(NodeDaemonSet)
+	n.driverPod = pod(driverDS)
 	n.driver = container(n.driverPod, DriverContainer)
 	args, env, err = n.driverPod.command(ctx, w.Kube, n.driver, nil)
 	if err != nil {
@@ -139,7 +155,7 @@ func (w *World) StartNode(t testing.TB, opts NodeOptions) *NodeWorld {
 		}
 	}
 	if n.DriverSocket == "" {
-		t.Fatalf("the registrar of %s names no --kubelet-registration-path", NodeDaemonSet)
+		t.Fatalf("the registrar of %s names no --kubelet-registration-path", driverDS)
 	}
 	n.runner.waitForSocket(t, "manila-csi-plugin", n.DriverSocket)
 	return n
