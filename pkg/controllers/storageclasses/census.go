@@ -9,12 +9,17 @@ import (
 
 // census counts what a sync found for the storage_classes metric: the operator's classes serving a
 // listed share type (wanted, not blocked by a foreign class), its stale ones, the foreign classes in
-// the way and the skipped share types by reason. Under storageClassState Removed the operator keeps
-// no class.
+// the way and the skipped share types by reason (a type whose NFS and CephFS classes are both skipped
+// for one reason counts once). Under storageClassState Removed the operator keeps no class.
 func census(state operatorv1.StorageClassStateName, wanted int, skipped []classplan.Skipped, plan classplan.Result) metrics.ClassCensus {
 	c := metrics.ClassCensus{Skipped: map[string]int{}}
+	counted := map[[2]string]bool{}
 	for _, s := range skipped {
-		c.Skipped[skipReason(s)]++
+		key := [2]string{s.ShareType.ID, string(s.Kind)}
+		if !counted[key] {
+			counted[key] = true
+			c.Skipped[skipReason(s)]++
+		}
 	}
 	if state == operatorv1.RemovedStorageClass {
 		return c

@@ -21,7 +21,7 @@ func TestCensus(t *testing.T) {
 	ceph := manilatypes.ShareType{ID: "c", Name: "ceph", ExtraSpecs: map[string]string{"storage_protocol": "CEPHFS"}}
 	dhss := manilatypes.ShareType{ID: "d", Name: "dhss", ExtraSpecs: map[string]string{"driver_handles_share_servers": "True"}}
 	gold := manilatypes.ShareType{ID: "g", Name: "gold"}
-	hashedGold := classplan.ClassNames([]string{"gold", "Gold"}, map[string]string{"csi-manila-gold": "Gold"})["gold"]
+	hashedGold := classplan.ClassNames(classplan.NamePrefix, []string{"gold", "Gold"}, map[string]string{"csi-manila-gold": "Gold"})["gold"]
 	if hashedGold == "csi-manila-gold" {
 		t.Fatalf("no hashed name for gold")
 	}
@@ -93,5 +93,21 @@ func TestSkipReasonLabels(t *testing.T) {
 		if got := skipReason(classplan.Skipped{Kind: kind}); got != want {
 			t.Errorf("skip kind %s: label %q, want %q", kind, got, want)
 		}
+	}
+}
+
+// A type whose NFS and CephFS classes are skipped for one reason (topology: no zone left) is one
+// skipped share type.
+func TestCensusCountsATypeOnce(t *testing.T) {
+	both := manilatypes.ShareType{ID: "b", Name: "both", AvailabilityZones: []string{"gone"}, ExtraSpecs: map[string]string{"storage_protocol": "NFS CEPHFS"}}
+	wanted, skipped := classplan.DesiredFor([]manilatypes.ShareType{both}, operatorconfig.StorageClasses{}, true, nil)
+	wanted, zoneSkipped := classplan.Zonal(wanted, operatorconfig.Topology{Mode: operatorconfig.TopologyZonal}, []string{"az1"}, nil)
+	skipped = append(skipped, zoneSkipped...)
+	if len(skipped) != 2 || len(wanted) != 0 {
+		t.Fatalf("wanted %v skipped %v: want both classes skipped", wanted, skipped)
+	}
+	got := census(operatorv1.ManagedStorageClass, 0, skipped, classplan.Result{})
+	if want := (metrics.ClassCensus{Skipped: map[string]int{metrics.SkipNoZone: 1}}); !reflect.DeepEqual(got, want) {
+		t.Errorf("census %+v, want %+v", got, want)
 	}
 }

@@ -1,4 +1,5 @@
-// Package storageclasses keeps one StorageClass per Manila share type.
+// Package storageclasses keeps one StorageClass per Manila share type and protocol (NFS, and CEPHFS
+// while cephfs.enabled is true).
 package storageclasses
 
 import (
@@ -22,6 +23,7 @@ import (
 	corev1informers "k8s.io/client-go/informers/core/v1"
 	storageinformers "k8s.io/client-go/informers/storage/v1"
 	storageclient "k8s.io/client-go/kubernetes/typed/storage/v1"
+	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
@@ -44,18 +46,23 @@ const (
 	ConditionStale    = ControllerName + "Stale"
 )
 
-// Controller keeps one StorageClass per Manila share type.
+// Controller keeps one StorageClass per Manila share type and protocol: an NFS class (csi-manila-*)
+// for a type that may serve NFS, and while cephfs.enabled is true a CephFS class (manila-cephfs-*,
+// annotation manila.csi.openstack.org/protocol: CEPHFS) for a type whose storage_protocol names CEPHFS.
 //
 // Watches: each successful share-type listing of the Manila controller (no OpenStack request of its
-// own), StorageClasses named csi-manila-* or carrying its owner label, the operator ConfigMap and the
-// ClusterCSIDriver (spec.storageClassState); for nfs-shareClient: machineNetwork, ConfigMap
-// kube-system/cluster-config-v1 and the Nodes' InternalIP addresses (only changes of those).
+// own), StorageClasses named csi-manila-* or manila-cephfs-* or carrying its owner label, the operator
+// ConfigMap and the ClusterCSIDriver (spec.storageClassState); for nfs-shareClient: machineNetwork,
+// ConfigMap kube-system/cluster-config-v1 and the Nodes' InternalIP addresses (only changes of those);
+// while cephfs.enabled is false, PersistentVolumeClaims naming a manila-cephfs-* class (created or
+// deleted only).
 //
 // Writes: StorageClasses (only differences, compared through the informer cache, so a poll that
 // changes nothing writes nothing; a class it just created is read back from client-go's mutation cache
 // until the informer shows it), conditions StorageClassControllerDegraded,
-// StorageClassControllerStale, StorageClassControllerProgressing and
-// StorageClassControllerOpenNFSAccess, events, and metric storage_classes (classes by state).
+// StorageClassControllerStale, StorageClassControllerProgressing,
+// StorageClassControllerOpenNFSAccess and StorageClassControllerCephFSRetained, events, and metric
+// storage_classes (classes by state).
 //
 // Adoption: a class without the owner label whose provisioner is the driver, whose `type` names a
 // listed share type and whose secret parameters all name the driver secret (what OpenShift's own
@@ -72,7 +79,10 @@ const (
 // by ID: a type renamed in Manila keeps its class, recreated under the same name with the new `type`
 // and a ShareTypeRenamed event, never marked stale. A class whose nfs-shareClient names
 // machineNetwork while the machine network is not known is neither created nor updated; when it
-// changes, the classes are recreated with the new list (parameters are immutable).
+// changes, the classes are recreated with the new list (parameters are immutable). While
+// cephfs.enabled is false its CephFS classes are retired: each one no claim names (spec.storageClassName)
+// is deleted, each one a claim names is kept, with a StorageClassRetained event and
+// StorageClassControllerCephFSRetained, until no claim names it.
 type Controller struct {
 	operatorClient v1helpers.OperatorClient
 	evaluator      *csistorageclasscontroller.StorageClassStateEvaluator
@@ -81,6 +91,7 @@ type Controller struct {
 	config         *operatorconfig.Source
 	clock          clock.PassiveClock
 	machineNetwork machineNetworkInputs
+	claims         corev1listers.PersistentVolumeClaimLister
 
 	lastSeq  uint64
 	absent   map[string]int
@@ -108,6 +119,9 @@ type Deps struct {
 	// InstallConfig holds ConfigMap kube-system/cluster-config-v1 only; Nodes every Node.
 	InstallConfig corev1informers.ConfigMapInformer
 	Nodes         corev1informers.NodeInformer
+	// Claims are every PersistentVolumeClaim: a CephFS class is deleted, once cephfs.enabled is false,
+	// only when none names it.
+	Claims corev1informers.PersistentVolumeClaimInformer
 }
 
 // NewController returns the factory controller, triggered also by every published listing.
@@ -122,6 +136,7 @@ func NewController(d Deps) factory.Controller {
 		absent:         map[string]int{},
 		reported:       map[string]bool{},
 		recent:         newRecentClasses(d.StorageClasses.Informer()),
+		claims:         d.Claims.Lister(),
 
 		machineNetwork: machineNetworkInputs{
 			installConfig: d.InstallConfig.Lister().ConfigMaps(machinenetwork.InstallConfigNamespace),
@@ -141,7 +156,8 @@ func NewController(d Deps) factory.Controller {
 		WithFilteredEventsInformers(ours, d.StorageClasses.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(operatorconfig.ConfigMapName, operatorconfig.LegacyConfigMapName), d.ConfigMaps.Informer()).
 		WithInformers(d.ClusterCSIDriverInformer, d.InstallConfig.Informer(),
-			&addressEvents{informer: d.Nodes.Informer(), wanted: c.usesMachineNetwork}).
+			&addressEvents{informer: d.Nodes.Informer(), wanted: c.usesMachineNetwork},
+			&claimEvents{informer: d.Claims.Informer(), wanted: c.retiringCephFS}).
 		ToController(ControllerName, recorder)
 }
 
@@ -158,7 +174,8 @@ func ours(obj interface{}) bool {
 		obj = tomb.Obj
 	}
 	sc, ok := obj.(*storagev1.StorageClass)
-	return ok && (strings.HasPrefix(sc.Name, classplan.NamePrefix) || classplan.Owned(sc) || sc.Provisioner == names.CSIDriverName)
+	return ok && (strings.HasPrefix(sc.Name, classplan.NamePrefix) || strings.HasPrefix(sc.Name, classplan.CephFSNamePrefix) ||
+		classplan.Owned(sc) || sc.Provisioner == names.CSIDriverName || sc.Provisioner == names.CephFSDriverName)
 }
 
 func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
@@ -185,7 +202,7 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		byName[sc.Name] = sc
 		if classplan.Owned(sc) {
 			existing[sc.Name] = sc
-			owners[sc.Name] = classplan.Owner{ID: sc.Annotations[classplan.ShareTypeIDAnnotation], Name: sc.Annotations[classplan.ShareTypeNameAnnotation], PerZone: classplan.PerZone(sc)}
+			owners[sc.Name] = classplan.OwnerOf(sc)
 		}
 	}
 	// OpenShift's own Manila operator's classes (and ones made the same way) are taken over: treated as
@@ -198,7 +215,8 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if err != nil {
 		return err
 	}
-	wanted, skipped := classplan.Desired(listing.Types, settings, owners)
+	cephFS := cfg.CephFS.Enabled
+	wanted, skipped := classplan.DesiredFor(listing.Types, settings, cephFS, owners)
 	var zones map[string]bool
 	if cfg.Topology.Zonal() {
 		var zoneSkipped []classplan.Skipped
@@ -230,7 +248,7 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		listed[st.ID] = true
 	}
 	if listing.Complete {
-		c.countAbsences(listing.Seq, existing, wanted, listed, zones)
+		c.countAbsences(listing.Seq, existing, wanted, listed, zones, cephFS)
 	} else {
 		// A partial listing proves no absence: every owned class counts as listed.
 		for _, sc := range existing {
@@ -244,9 +262,14 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	for name := range adoption.Adopt {
 		adopt[name] = true
 	}
+	claims, err := c.claimsNaming(existing, cephFS)
+	if err != nil {
+		return err
+	}
 	plan := classplan.Plan(classplan.Input{
 		State: state, Wanted: wanted, Existing: existing, Adopt: adopt, Listed: listed, Zones: zones,
 		Absent: c.absent, PruneAfter: cfg.StorageClasses.PruneAfter(), Now: c.clock.Now(),
+		CephFS: cephFS, Claims: claims,
 	})
 	if state != operatorv1.RemovedStorageClass {
 		access.open = openClasses(wanted, plan.Conflicts)
@@ -254,7 +277,8 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	applyErr := c.apply(ctx, syncCtx.Recorder(), plan.Actions)
 	c.counting.Store(len(c.absent) > 0)
 	notAdoptedCond, notAdoptedEvents := notAdopted(adoption.Refused, plan.Conflicts)
-	c.reportOnce(syncCtx.Recorder(), skipped, plan.Conflicts, notices, append(accessEvents(access), notAdoptedEvents...))
+	more := append(append(accessEvents(access), notAdoptedEvents...), retainedEvents(plan.Retained)...)
+	c.reportOnce(syncCtx.Recorder(), skipped, plan.Conflicts, notices, more)
 	// A class held for the machine network serves its share type all the same (kept or to come).
 	metrics.SetClasses(census(state, len(wanted)+len(access.held), skipped, plan))
 	if len(plan.Deferred) > 0 {
@@ -267,15 +291,17 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		syncCtx.Queue().AddAfter(factory.DefaultQueueKey, writeSettleTimeout+time.Second)
 	}
 	updates := append(conditions(skipped, plan, adoption.Refused), accessConditions(access)...)
-	if _, _, err := v1helpers.UpdateStatus(ctx, c.operatorClient, append(updates, notAdoptedCond)...); err != nil {
+	updates = append(updates, notAdoptedCond, retainedCondition(plan.Retained))
+	if _, _, err := v1helpers.UpdateStatus(ctx, c.operatorClient, updates...); err != nil {
 		return errors.Join(applyErr, err)
 	}
 	return applyErr
 }
 
 // countAbsences advances, once per listing, how many listings in a row lacked each owned class's type
-// (or, for a class limited to Manila zones, its zones).
-func (c *Controller) countAbsences(seq uint64, existing map[string]*storagev1.StorageClass, wanted []classplan.Wanted, listed, zones map[string]bool) {
+// (or, for a class limited to Manila zones, its zones). A CephFS class retired while cephfs.enabled
+// is false is never stale, so it counts nothing.
+func (c *Controller) countAbsences(seq uint64, existing map[string]*storagev1.StorageClass, wanted []classplan.Wanted, listed, zones map[string]bool, cephFS bool) {
 	if seq == c.lastSeq {
 		return
 	}
@@ -285,7 +311,7 @@ func (c *Controller) countAbsences(seq uint64, existing map[string]*storagev1.St
 		wantedNames[w.Class.Name] = true
 	}
 	for name, sc := range existing {
-		if !classplan.Owned(sc) || wantedNames[name] || !classplan.Gone(sc, listed, zones) {
+		if !classplan.Owned(sc) || wantedNames[name] || classplan.Retiring(sc, cephFS) || !classplan.Gone(sc, listed, zones) {
 			delete(c.absent, name)
 			continue
 		}
@@ -342,7 +368,11 @@ func (c *Controller) apply(ctx context.Context, recorder events.Recorder, action
 			}
 			if err == nil {
 				delete(c.absent, a.Class.Name)
-				recorder.Eventf("StorageClassDeleted", "Deleted StorageClass %s", a.Class.Name)
+				if a.Why != "" {
+					recorder.Eventf("StorageClassDeleted", "Deleted StorageClass %s: %s", a.Class.Name, a.Why)
+				} else {
+					recorder.Eventf("StorageClassDeleted", "Deleted StorageClass %s", a.Class.Name)
+				}
 			}
 		}
 		if err != nil {
@@ -418,6 +448,7 @@ func conditions(skipped []classplan.Skipped, plan classplan.Result, refused map[
 		}
 	}
 	sort.Strings(problems)
+	problems = slices.Compact(problems) // a type's NFS and CephFS classes may be skipped for one reason
 	degraded := operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionFalse, Reason: "AsExpected"}
 	if len(problems) > 0 {
 		degraded = operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionTrue,
