@@ -30,10 +30,14 @@
 #                              127.0.0.1:PG_PORT [15432], runs the REAL manila alembic migrations)
 #   SHARE_SERVICE [0]          1: Manila also runs its scheduler and a share service whose backend
 #                              SHARE_BACKEND [testnfs] is hack/manila/manila_testbackend.py (no data
-#                              path: fake NFS exports). API, scheduler and share service then run in
-#                              ONE process (hack/manila/manila_all.py) so the fake:// RPC transport
-#                              connects them; start-manila/stop-manila start/stop that process, and a
-#                              start returns once the scheduler lists the backend's pool. Use with
+#                              path: fake NFS exports), beside two CephFS backends of the same file,
+#                              `cephfs` and `cephfs_nocephx` (native CEPHFS, fake monitors, cephx
+#                              keys; the second refuses every cephx rule). API, scheduler and share
+#                              service then run in ONE process (hack/manila/manila_all.py) so the
+#                              fake:// RPC transport connects them; start-manila/stop-manila
+#                              start/stop that process, and a start returns once every backend's
+#                              driver is initialised and the scheduler lists SHARE_BACKEND's pool.
+#                              Use with
 #                              DB=postgresql: on sqlite, deleting a share fails ("database is locked").
 #                              Its log is DIR/log/manila-all.log. `install` adds manila-scheduler and
 #                              manila-share.
@@ -262,11 +266,19 @@ chdir = $D/manila
 EOF
 }
 
-# write_share_conf: the scheduler and share service options, and the test backend's section. The
+# The CephFS backends of the share service, beside SHARE_BACKEND: hack/manila/manila_testbackend.py's
+# CephFSTestDriver, native CephFS as Manila's CephFS driver serves it (one export location
+# <monitors>:/volumes/_nogroup/<share id>, cephx access rules answered with keys). "cephfs" grants cephx
+# to any ID but its own (admin, manila); "cephfs_nocephx" grants none (every cephx rule ends in error).
+CEPHFS_BACKENDS="cephfs cephfs_nocephx"
+share_backends() { echo "$SHARE_BACKEND" $CEPHFS_BACKENDS; }
+
+# write_share_conf: the scheduler and share service options, and the test backends' sections. The
 # short periodic interval makes the share service report its capabilities every 5 s (default 60 s).
+# CEPHFS is among enabled_share_protocols (Manila's default is NFS,CIFS) in write_manila_conf.
 write_share_conf() {
   local D=$1
-  awk -v b="$SHARE_BACKEND" '/^log_file = / { print "log_file = manila-all.log"; next } {print} /^\[DEFAULT\]$/ {
+  awk -v b="$(share_backends | tr ' ' ',')" '/^log_file = / { print "log_file = manila-all.log"; next } {print} /^\[DEFAULT\]$/ {
       print "host = manila-peer"
       print "enabled_share_backends = " b
       print "periodic_interval = 5"
@@ -278,6 +290,17 @@ write_share_conf() {
 share_backend_name = $SHARE_BACKEND
 share_driver = manila_testbackend.NFSTestDriver
 driver_handles_share_servers = False
+[cephfs]
+share_backend_name = cephfs
+share_driver = manila_testbackend.CephFSTestDriver
+driver_handles_share_servers = False
+test_cephfs_monitors = 192.0.2.21:6789,192.0.2.22:6789
+test_cephx_refused_ids = admin,manila
+[cephfs_nocephx]
+share_backend_name = cephfs_nocephx
+share_driver = manila_testbackend.CephFSTestDriver
+driver_handles_share_servers = False
+test_cephx_support = False
 EOF
 }
 
@@ -429,11 +452,12 @@ start_keystone() {
 }
 
 start_manila() {
-  local D=$1 t0; t0=$(now)
+  local D=$1 t0 log_offset=0; t0=$(now)
   port_busy "$MANILA_PORT" && die "127.0.0.1:$MANILA_PORT already in use (stale manila-api?)"
   if [ "$SHARE_SERVICE" = 1 ]; then
     # API + scheduler + share service in one process (fake:// RPC); same PID file as the API alone,
     # so stop-manila and stop work unchanged.
+    log_offset=$(stat -c %s "$D/log/manila-all.log" 2>/dev/null || echo 0)
     PYTHONPATH="$HACK_DIR/manila" PYTHONDONTWRITEBYTECODE=1 setsid "$PY" "$HACK_DIR/manila/manila_all.py" --config-file "$D/manila/manila.conf" \
       >"$D/log/manila-all.stdout" 2>&1 </dev/null &
     echo $! > "$D/run/manila-api.pid"
@@ -446,22 +470,35 @@ start_manila() {
   fi
   wait_http "http://127.0.0.1:$MANILA_PORT/" 60 $! || die "manila-api did not come up; see $D/log/manila*.log"
   log "manila-api ($MANILA_SERVER, auth=$MANILA_AUTH) up on 127.0.0.1:$MANILA_PORT (pid $(cat "$D/run/manila-api.pid")) in $(elapsed "$t0") s"
-  if [ "$SHARE_SERVICE" = 1 ]; then wait_pool "$D"; fi
+  if [ "$SHARE_SERVICE" = 1 ]; then wait_pool "$D" "$log_offset"; fi
 }
 
-# wait_pool D: until the scheduler lists the test backend's pool, i.e. a share can be scheduled.
+# wait_pool D LOG_OFFSET: until every test backend's share service has initialised its driver (its
+# "Finished initialization of driver" line in the log past LOG_OFFSET, the log's size before this
+# start) and the scheduler lists SHARE_BACKEND's pool, i.e. a share can be scheduled. A share service
+# publishes its capabilities to the scheduler right after that line. Only SHARE_BACKEND's pool is
+# awaited: Manila's pool list (GET /scheduler-stats/pools) answers from the scheduler's cache, built
+# at the first such request and refreshed only when a share is scheduled, so a backend that had not
+# yet reported then stays out of the list (not out of scheduling) until the first share is created;
+# waiting for the drivers first makes that unlikely for SHARE_BACKEND too.
 wait_pool() {
-  local D=$1 t0 i H=(-H "X-Auth-Token: admin:admin"); t0=$(now)
+  local D=$1 off=${2:-0} t0 i b missing H=(-H "X-Auth-Token: admin:admin"); t0=$(now)
   if [ "$MANILA_AUTH" = keystone ]; then H=(-H "X-Auth-Token: $(token_for "$D")"); fi
   for i in $(seq 1 600); do
-    if curl -sf -m 5 "${H[@]}" "$(manila_base)/scheduler-stats/pools" 2>/dev/null | grep -q "@$SHARE_BACKEND#"; then
-      log "share backend $SHARE_BACKEND ready for the scheduler in $(elapsed "$t0") s"
+    missing=
+    for b in $(share_backends); do
+      tail -c +"$((off + 1))" "$D/log/manila-all.log" 2>/dev/null | grep -q "Finished initialization of driver: '[A-Za-z]*@[^@']*@$b'" ||
+        missing="$missing $b"
+    done
+    if [ -z "$missing" ] &&
+       curl -sf -m 5 "${H[@]}" "$(manila_base)/scheduler-stats/pools" 2>/dev/null | grep -q "@$SHARE_BACKEND#"; then
+      log "share backends $(share_backends) initialised, $SHARE_BACKEND ready for the scheduler in $(elapsed "$t0") s"
       return 0
     fi
     kill -0 "$(cat "$D/run/manila-api.pid")" 2>/dev/null || die "manila exited; see $D/log/manila-all.*"
     sleep 0.1
   done
-  die "backend $SHARE_BACKEND never reached the scheduler; see $D/log/manila-all.log"
+  die "share backends not ready (drivers not initialised:${missing:- none}); see $D/log/manila-all.log"
 }
 
 cmd_start() {
