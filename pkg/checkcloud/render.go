@@ -68,15 +68,22 @@ func text(r Report) string {
 			visibility = "private"
 		}
 		p("\n  %s (%s, id %s)\n", st.Name, visibility, st.ID)
+		p("    protocols: %s\n", protocols(st.Protocols))
 		if c := st.StorageClass; c != nil {
-			writeClass(&b, c)
-			continue
+			writeClass(&b, "StorageClass", c, snapshotClass)
+		}
+		if c := st.CephFSStorageClass; c != nil {
+			writeClass(&b, "CephFS StorageClass", c, cephFSSnapshotClass)
 		}
 		mark := ""
 		if st.NeedsAction {
 			mark = " [action needed]"
 		}
-		p("    no StorageClass%s: %s\n", mark, st.NoClass)
+		if st.StorageClass == nil && st.CephFSStorageClass == nil {
+			p("    no StorageClass%s: %s\n", mark, st.NoClass)
+		} else if st.NoCephFSClass != "" {
+			p("    no CephFS StorageClass%s: %s\n", mark, st.NoCephFSClass)
+		}
 	}
 	writeExportLocations(&b, r.ExportLocations)
 	if len(r.Warnings) > 0 {
@@ -97,15 +104,27 @@ func text(r Report) string {
 	return b.String()
 }
 
-// snapshotClass is the operator's one VolumeSnapshotClass (assets/volumesnapshotclass.yaml).
-const snapshotClass = "csi-manila-standard"
+// snapshotClass is the operator's VolumeSnapshotClass of the NFS driver (assets/volumesnapshotclass.yaml);
+// cephFSSnapshotClass the CephFS instance's (assets/cephfs_volumesnapshotclass.yaml).
+const (
+	snapshotClass       = "csi-manila-standard"
+	cephFSSnapshotClass = "csi-manila-cephfs"
+)
 
-func writeClass(b *strings.Builder, c *ClassReport) {
+// protocols reads the protocols a share type gets classes for.
+func protocols(list []string) string {
+	if len(list) == 0 {
+		return "none"
+	}
+	return strings.Join(list, " and ")
+}
+
+func writeClass(b *strings.Builder, kind string, c *ClassReport, snapshots string) {
 	def := ""
 	if c.Default {
 		def = " (the cluster's default class)"
 	}
-	fmt.Fprintf(b, "    StorageClass %s%s\n", c.Name, def)
+	fmt.Fprintf(b, "    %s %s%s\n", kind, c.Name, def)
 	if c.NameNote != "" {
 		fmt.Fprintf(b, "      note: %s\n", c.NameNote)
 	}
@@ -127,7 +146,7 @@ func writeClass(b *strings.Builder, c *ClassReport) {
 	}
 	fmt.Fprintf(b, "      reclaimPolicy %s, volumeBindingMode %s, allowVolumeExpansion %t\n", c.ReclaimPolicy, c.VolumeBindingMode, c.AllowVolumeExpansion)
 	if c.Snapshots {
-		fmt.Fprintf(b, "      snapshots: yes (VolumeSnapshotClass %s)\n", snapshotClass)
+		fmt.Fprintf(b, "      snapshots: yes (VolumeSnapshotClass %s)\n", snapshots)
 	} else {
 		fmt.Fprintf(b, "      snapshots: no (the share type lacks snapshot_support=True and create_share_from_snapshot_support=True; VolumeSnapshots of its claims fail)\n")
 	}

@@ -53,15 +53,25 @@ type ExportLocationsReport struct {
 	Problem string `json:"problem,omitempty"`
 }
 
-// ShareTypeReport is one share type and the StorageClass it would get, or why it gets none.
+// ShareTypeReport is one share type and the StorageClasses it would get, or why it gets none.
 type ShareTypeReport struct {
-	Name         string       `json:"name"`
-	ID           string       `json:"id"`
-	Public       bool         `json:"public"`
+	Name   string `json:"name"`
+	ID     string `json:"id"`
+	Public bool   `json:"public"`
+	// StorageClass is the type's NFS class (provisioner manila.csi.openstack.org).
 	StorageClass *ClassReport `json:"storageClass,omitempty"`
 	// NoClass is why the share type gets no StorageClass; NeedsAction marks reasons an admin can fix.
 	NoClass     string `json:"noStorageClass,omitempty"`
 	NeedsAction bool   `json:"needsAction,omitempty"`
+	// Protocols are the protocols the type gets a class for: NFS, CEPHFS, both, or none (NoClass
+	// says why).
+	Protocols []string `json:"protocols"`
+	// CephFSStorageClass is the type's CephFS class (provisioner cephfs.manila.csi.openstack.org),
+	// made while cephfs.enabled is true for a type whose storage_protocol names CEPHFS.
+	CephFSStorageClass *ClassReport `json:"cephfsStorageClass,omitempty"`
+	// NoCephFSClass is why a type whose storage_protocol names CEPHFS gets no CephFS class beside its
+	// NFS class (cephfs.enabled is false).
+	NoCephFSClass string `json:"noCephFSStorageClass,omitempty"`
 }
 
 // ClassReport is the StorageClass the operator would create for a share type.
@@ -100,7 +110,7 @@ type Facts struct {
 }
 
 // Build turns the facts into a report with the operator's own decisions: class names and parameters
-// from classplan.Desired under the given configuration, with no existing classes (a cluster that
+// from classplan.DesiredFor under the given configuration (cephfs.enabled included), with no existing classes (a cluster that
 // already has some may keep other names for them).
 func Build(f Facts) Report {
 	r := Report{Cloud: f.CloudName, Warnings: configWarnings(f.Cloud, f.Config), ExportLocations: exportLocations(f)}
@@ -130,14 +140,14 @@ func Build(f Facts) Report {
 		r.Problem = "listing share types failed: " + openstack.RedactText(f.ListErr.Error())
 		return r
 	}
-	r.ShareTypes = shareTypeReports(f.ShareTypes, f.Config.StorageClasses)
+	r.ShareTypes = shareTypeReports(f.ShareTypes, f.Config)
 	classes := 0
 	for _, st := range r.ShareTypes {
-		if st.StorageClass != nil {
+		if st.StorageClass != nil || st.CephFSStorageClass != nil {
 			classes++
 		}
 	}
-	r.Warnings = append(r.Warnings, classWarnings(r.ShareTypes, f.Config.StorageClasses)...)
+	r.Warnings = append(r.Warnings, classWarnings(r.ShareTypes, f.Config)...)
 	switch {
 	case len(f.ShareTypes) == 0:
 		r.Problem, r.Hint = "Manila lists no share types", "create a share type (openstack share type create), or make one public or shared with this project"
@@ -163,21 +173,27 @@ func exportLocations(f Facts) ExportLocationsReport {
 	return ExportLocationsReport{Selection: sel, RuntimeConfig: exportlocation.RuntimeConfig(sel), Effect: exportlocation.Effect(sel)}
 }
 
-// shareTypeReports pairs each share type with its class or the reason it has none, sorted by name.
-func shareTypeReports(types []manilatypes.ShareType, settings operatorconfig.StorageClasses) []ShareTypeReport {
-	wanted, skipped := classplan.Desired(types, settings, nil)
+// shareTypeReports pairs each share type with its classes or the reason it has none, sorted by name.
+func shareTypeReports(types []manilatypes.ShareType, cfg operatorconfig.Config) []ShareTypeReport {
+	wanted, skipped := classplan.DesiredFor(types, cfg.StorageClasses, cfg.CephFS.Enabled, nil)
 	byID := map[string]*ShareTypeReport{}
 	out := make([]ShareTypeReport, 0, len(types))
 	for _, st := range types {
-		out = append(out, ShareTypeReport{Name: st.Name, ID: st.ID, Public: st.IsPublic})
+		out = append(out, ShareTypeReport{Name: st.Name, ID: st.ID, Public: st.IsPublic, Protocols: []string{}})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	for i := range out {
 		byID[out[i].ID] = &out[i]
 	}
 	for _, s := range skipped {
-		if st := byID[s.ShareType.ID]; st != nil {
-			st.NoClass, st.NeedsAction = s.Reason, s.NeedsAction
+		st := byID[s.ShareType.ID]
+		switch {
+		case st == nil:
+		case s.Protocol == classplan.ProtocolCephFS:
+			st.NoCephFSClass = s.Reason
+			st.NeedsAction = st.NeedsAction || s.NeedsAction
+		default:
+			st.NoClass, st.NeedsAction = s.Reason, st.NeedsAction || s.NeedsAction
 		}
 	}
 	for _, w := range wanted {
@@ -186,9 +202,10 @@ func shareTypeReports(types []manilatypes.ShareType, settings operatorconfig.Sto
 			continue
 		}
 		c := w.Class
-		st.StorageClass = &ClassReport{
+		protocol := classplan.ProtocolOf(c)
+		report := &ClassReport{
 			Name:                 c.Name,
-			NameNote:             nameNote(w.ShareType.Name, c.Name, types),
+			NameNote:             nameNote(protocol, w.ShareType.Name, c.Name, types),
 			Default:              c.Annotations[classplan.DefaultClassAnnotation] == "true",
 			Parameters:           c.Parameters,
 			ReclaimPolicy:        string(*c.ReclaimPolicy),
@@ -197,20 +214,42 @@ func shareTypeReports(types []manilatypes.ShareType, settings operatorconfig.Sto
 			MountOptions:         c.MountOptions,
 			Snapshots:            snapshotCapable(w.ShareType.ExtraSpecs),
 		}
+		if protocol == classplan.ProtocolCephFS {
+			st.CephFSStorageClass = report
+		} else {
+			st.StorageClass = report
+		}
+	}
+	for _, st := range types {
+		r := byID[st.ID]
+		if r.StorageClass != nil {
+			r.Protocols = append(r.Protocols, string(classplan.ProtocolNFS))
+		}
+		if r.CephFSStorageClass != nil {
+			r.Protocols = append(r.Protocols, string(classplan.ProtocolCephFS))
+		}
+		if r.StorageClass != nil && r.CephFSStorageClass == nil && r.NoCephFSClass == "" && !cfg.CephFS.Enabled &&
+			slices.Contains(classplan.ServedProtocols(st), classplan.ProtocolCephFS) {
+			r.NoCephFSClass = classplan.CephFSOffReason(st)
+		}
 	}
 	return out
 }
 
 // nameNote explains a hash suffix, which admins otherwise take for a bug: the plain name was taken
 // by another share type or is not a valid StorageClass name.
-func nameNote(shareType, class string, types []manilatypes.ShareType) string {
-	plain := classplan.PlainName(shareType)
+func nameNote(protocol classplan.Protocol, shareType, class string, types []manilatypes.ShareType) string {
+	prefix := classplan.NamePrefix
+	if protocol == classplan.ProtocolCephFS {
+		prefix = classplan.CephFSNamePrefix
+	}
+	plain := classplan.PlainNameWith(prefix, shareType)
 	if class == plain {
 		return ""
 	}
 	var rivals []string
 	for _, other := range types {
-		if other.Name != shareType && classplan.PlainName(other.Name) == plain {
+		if other.Name != shareType && classplan.PlainNameWith(prefix, other.Name) == plain {
 			rivals = append(rivals, fmt.Sprintf("%q", other.Name))
 		}
 	}

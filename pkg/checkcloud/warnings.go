@@ -46,13 +46,19 @@ func configWarnings(cloud *clientconfig.Cloud, cfg operatorconfig.Config) []stri
 	return out
 }
 
-// classWarnings flag StorageClasses whose shares any host can mount: nfs-shareClient unset (the
-// driver then grants access to 0.0.0.0/0) or set to a whole address space. They also flag a
-// defaultShareType that gets no class.
-func classWarnings(types []ShareTypeReport, settings operatorconfig.StorageClasses) []string {
+// classWarnings flag NFS StorageClasses whose shares any host can mount: nfs-shareClient unset (the
+// driver then grants access to 0.0.0.0/0) or set to a whole address space (a CephFS share is mounted
+// with its cephx key, from any host). They also flag a defaultShareType that gets no class, and
+// cephfs.enabled with no share type to make a CephFS class for.
+func classWarnings(types []ShareTypeReport, cfg operatorconfig.Config) []string {
+	settings := cfg.StorageClasses
 	var unset, open []string
-	defaultServed := false
+	defaultServed, cephFSClasses := false, 0
 	for _, st := range types {
+		if st.CephFSStorageClass != nil {
+			cephFSClasses++
+			defaultServed = defaultServed || st.Name == settings.DefaultShareType
+		}
 		c := st.StorageClass
 		if c == nil {
 			continue
@@ -80,6 +86,9 @@ func classWarnings(types []ShareTypeReport, settings operatorconfig.StorageClass
 	}
 	if settings.DefaultShareType != "" && !defaultServed {
 		out = append(out, fmt.Sprintf("storageClasses.defaultShareType %q gets no StorageClass, so no Manila class becomes the default", settings.DefaultShareType))
+	}
+	if cfg.CephFS.Enabled && cephFSClasses == 0 && len(types) > 0 {
+		out = append(out, "cephfs.enabled is true, but no share type's storage_protocol names CEPHFS, so the CephFS instance gets no StorageClass")
 	}
 	return out
 }
