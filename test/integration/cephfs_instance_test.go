@@ -169,7 +169,9 @@ func TestCephFSInstanceOnAndOff(t *testing.T) {
 	if _, err := world.Kube.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = world.Kube.CoreV1().PersistentVolumes().Delete(context.Background(), pv.Name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = world.Kube.CoreV1().PersistentVolumes().Delete(context.Background(), pv.Name, metav1.DeleteOptions{})
+	})
 	world.WriteOperatorConfig(t, "cephfs: {enabled: false}\n")
 	cond := world.WaitForCondition(t, cephfs.ConditionRetained, operatorv1.ConditionTrue)
 	if !strings.Contains(cond.Message, pv.Name) {
