@@ -31,6 +31,13 @@ var workloadAssets = map[extramounts.PropagationType]string{
 	extramounts.CephCSINodePlugin:      assets.CephCSINodeDaemonSet,
 }
 
+// cephFSTargets are the CephFS instance's workloads, checked only while cephfs.enabled: an admin's
+// entry for the Node group that was valid before CephFS existed (one at /etc/ceph, say) stays valid
+// until CephFS is turned on with it.
+var cephFSTargets = map[extramounts.PropagationType]bool{
+	extramounts.CephFSControllerPlugin: true, extramounts.CephFSNodePlugin: true, extramounts.CephCSINodePlugin: true,
+}
+
 // mountsValidator checks a configuration's extraMounts against every workload as the hook chain
 // renders it at its fullest: library-go's trusted-CA injection in place (as once the network operator
 // has filled the ConfigMap, which on a cluster it always does) and the built-in entries applied. So an
@@ -62,6 +69,9 @@ func mountsValidator(render resourceapply.AssetFunc) (func(*operatorconfig.Confi
 	return func(cfg *operatorconfig.Config) error {
 		entries := append(hooks.BuiltinMounts(true), cfg.MountEntries()...)
 		for _, target := range extramounts.Targets {
+			if cephFSTargets[target.Name] && !cfg.CephFS.Enabled {
+				continue // not rendered: an entry may keep reaching a group the CephFS workloads join when on
+			}
 			spec := specs[target.Name]
 			if err := extramounts.Apply(spec.DeepCopy(), target, entries); err != nil {
 				return fmt.Errorf("ConfigMap %s key %s: %w", operatorconfig.ConfigMapName, operatorconfig.Key, err)

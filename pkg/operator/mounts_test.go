@@ -46,6 +46,17 @@ extraMounts:
   volumes: [{name: x, emptyDir: {}}]
   mounts: [{name: x, mountPath: /etc/kubernetes/static-pod-resources/configmaps/cloud-config}]
 `},
+		{name: "an admin's /etc/ceph for every node plugin, CephFS off", config: cephConfEntry},
+		{name: "the same with CephFS on: ceph-csi's /etc/ceph is the operator's", wantErr: "mounts[0].mountPath: /etc/ceph is already a mount path of container csi-driver in csi-nodeplugin-cephfsplugin",
+			config: cephConfEntry + "cephfs: {enabled: true, image: quay.io/cephcsi/cephcsi:v3.16.0}\n"},
+		{name: "the Node group reaches the CephFS node plugins when on", wantErr: "in openstack-manila-cephfs-csi-nodeplugin",
+			config: `
+cephfs: {enabled: true, image: quay.io/cephcsi/cephcsi:v3.16.0}
+extraMounts:
+- propagation: [Node]
+  volumes: [{name: x, emptyDir: {}}]
+  mounts: [{name: x, mountPath: /var/lib/kubelet/plugins/cephfs.csi.ceph.com}]
+`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, err := operatorconfig.Parse([]byte(tc.config))
@@ -62,3 +73,11 @@ extraMounts:
 		})
 	}
 }
+
+const cephConfEntry = `
+extraMounts:
+- propagation: [Node]
+  extraVolType: Ceph
+  volumes: [{name: ceph, configMap: {name: ceph-conf}}]
+  mounts: [{name: ceph, mountPath: /etc/ceph}]
+`
