@@ -106,19 +106,19 @@ type StorageClasses struct {
 
 // ClassSettings are the settings of one StorageClass; nil means "not set here".
 type ClassSettings struct {
-	ShareNetworkID       *string                               `json:"shareNetworkID,omitempty"`
-	NFSShareClient       *string                               `json:"nfs-shareClient,omitempty"`
-	Availability         *string                               `json:"availability,omitempty"`
-	AppendShareMetadata  *string                               `json:"appendShareMetadata,omitempty"`
+	ShareNetworkID      *string `json:"shareNetworkID,omitempty"`
+	NFSShareClient      *string `json:"nfs-shareClient,omitempty"`
+	Availability        *string `json:"availability,omitempty"`
+	AppendShareMetadata *string `json:"appendShareMetadata,omitempty"`
 	// The CephFS class parameters of manila-csi-plugin; they reach only CephFS classes.
-	CephFSMounter            *string `json:"cephfs-mounter,omitempty"`
-	CephFSClientID           *string `json:"cephfs-clientID,omitempty"`
-	CephFSKernelMountOptions *string `json:"cephfs-kernelMountOptions,omitempty"`
-	CephFSFuseMountOptions   *string `json:"cephfs-fuseMountOptions,omitempty"`
-	MountOptions         []string                              `json:"mountOptions,omitempty"`
-	AllowVolumeExpansion *bool                                 `json:"allowVolumeExpansion,omitempty"`
-	ReclaimPolicy        *corev1.PersistentVolumeReclaimPolicy `json:"reclaimPolicy,omitempty"`
-	VolumeBindingMode    *storagev1.VolumeBindingMode          `json:"volumeBindingMode,omitempty"`
+	CephFSMounter            *string                               `json:"cephfs-mounter,omitempty"`
+	CephFSClientID           *string                               `json:"cephfs-clientID,omitempty"`
+	CephFSKernelMountOptions *string                               `json:"cephfs-kernelMountOptions,omitempty"`
+	CephFSFuseMountOptions   *string                               `json:"cephfs-fuseMountOptions,omitempty"`
+	MountOptions             []string                              `json:"mountOptions,omitempty"`
+	AllowVolumeExpansion     *bool                                 `json:"allowVolumeExpansion,omitempty"`
+	ReclaimPolicy            *corev1.PersistentVolumeReclaimPolicy `json:"reclaimPolicy,omitempty"`
+	VolumeBindingMode        *storagev1.VolumeBindingMode          `json:"volumeBindingMode,omitempty"`
 }
 
 // DefaultPruneAfterListings applies when pruning is on and no count is given.
