@@ -34,6 +34,12 @@ const ControllerName = "CephFSController"
 // neither Degraded nor Progressing: the cluster is as the admin left it, and waits for the volumes.
 const ConditionRetained = ControllerName + "Retained"
 
+// Reasons of ConditionRetained.
+const (
+	ReasonVolumesInUse = "VolumesInUse"
+	ReasonAsExpected   = "AsExpected"
+)
+
 // Events.
 const (
 	EventRetained = "CephFSRetained"
@@ -165,9 +171,9 @@ func (c *Controller) halt() {
 func (c *Controller) reportRetained(ctx context.Context, retained string, recorder events.Recorder) error {
 	cond := applyoperatorv1.OperatorCondition().WithType(ConditionRetained)
 	if retained == "" {
-		cond = cond.WithStatus(operatorv1.ConditionFalse).WithReason("AsExpected").WithMessage("")
+		cond = cond.WithStatus(operatorv1.ConditionFalse).WithReason(ReasonAsExpected).WithMessage("")
 	} else {
-		cond = cond.WithStatus(operatorv1.ConditionTrue).WithReason("VolumesInUse").WithMessage(
+		cond = cond.WithStatus(operatorv1.ConditionTrue).WithReason(ReasonVolumesInUse).WithMessage(
 			"cephfs.enabled is false, but the CephFS instance keeps running while " + retained + " exist; it is removed once they are deleted")
 		if retained != c.retained {
 			recorder.Warningf(EventRetained, "The CephFS instance stays while %s exist (cephfs.enabled is false in ConfigMap %s)", retained, operatorconfig.ConfigMapName)
