@@ -37,10 +37,11 @@ const (
 var cephFSInstanceConditions = []string{cephFSStaticResourcesController, cephFSVolumeSnapshotClassController,
 	cephFSControllerServiceController, cephFSNodeServiceController, cephCSINodeServiceController}
 
-// cephFSWorkloadHooks are the hooks of the CephFS instance's workloads: those of their NFS
-// counterparts (cluster values, proxy, trusted CA, driver secret hash, replicas, topology, extraMounts
-// for their own targets), the ceph-csi image from the operator config, and the placeholder check last.
-func cephFSWorkloadHooks(in WorkloadInputs, image hooks.CephCSIImage) (controller []dc.DeploymentHookFunc, node, cephCSI []csidrivernodeservicecontroller.DaemonSetHookFunc, informers []factory.Informer) {
+// CephFSWorkloadHooks are the hooks of the CephFS instance's workloads (standalone), for start and
+// render alike: those of their NFS counterparts (cluster values, proxy, trusted CA, driver secret hash,
+// replicas, topology, extraMounts for their own targets), the ceph-csi image from the operator config,
+// and the placeholder check last; with the informers that re-run them.
+func CephFSWorkloadHooks(in WorkloadInputs, image hooks.CephCSIImage) (controller []dc.DeploymentHookFunc, node, cephCSI []csidrivernodeservicecontroller.DaemonSetHookFunc, informers []factory.Informer) {
 	values := &hooks.ClusterValues{Infrastructures: in.Infrastructures, Recorder: in.Recorder}
 	controllerMounts, mountInformers := in.Mounts.Deployment(extramounts.CephFSControllerTarget)
 	controller = []dc.DeploymentHookFunc{
@@ -100,7 +101,7 @@ func newCephFSController(c *clients, recorder events.Recorder, render resourceap
 		}
 		return hooks.ImageOf(&ds.Spec.Template.Spec, cephFSDriverContainer)
 	}}
-	controllerHooks, nodeHooks, cephCSIHooks, informers := cephFSWorkloadHooks(in, image)
+	controllerHooks, nodeHooks, cephCSIHooks, informers := CephFSWorkloadHooks(in, image)
 	cephCSIManifest := mustRender(render, assets.CephCSINodeDaemonSet)
 	never := func() bool { return false }
 	newInstance := func() cephfs.Instance {

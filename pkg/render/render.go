@@ -165,7 +165,16 @@ func Objects(in Input) (*Result, error) {
 		guest = append(guest, ds)
 	}
 
-	classes, skipped, notices := storageClasses(in.ShareTypes, cfg.StorageClasses)
+	cephFS := cfg.CephFS.Enabled && !f.IsHosted()
+	if cephFS {
+		objs, err := cephFSObjects(render, inputs, w.source, spec, w.config)
+		if err != nil {
+			return nil, err
+		}
+		guest = append(guest, objs...)
+	}
+
+	classes, skipped, notices := storageClasses(in.ShareTypes, cfg.StorageClasses, cephFS)
 	r := &Result{Skipped: skipped, Notices: append(w.notices, notices...)}
 	for _, sc := range classes {
 		guest = append(guest, sc)
@@ -191,8 +200,8 @@ func guestAssets(f operator.Flavour) []string {
 
 // storageClasses plans the classes as the StorageClass controller does on a cluster without Manila
 // classes yet: Desired, the default class, then Plan's creations.
-func storageClasses(types []manilatypes.ShareType, settings operatorconfig.StorageClasses) ([]*storagev1.StorageClass, []classplan.Skipped, []string) {
-	wanted, skipped := classplan.Desired(types, settings, nil)
+func storageClasses(types []manilatypes.ShareType, settings operatorconfig.StorageClasses, cephFS bool) ([]*storagev1.StorageClass, []classplan.Skipped, []string) {
+	wanted, skipped := classplan.DesiredFor(types, settings, cephFS, nil)
 	notices := classplan.ApplyDefault(wanted, nil, settings.DefaultShareType)
 	listed := map[string]bool{}
 	for _, st := range types {

@@ -16,6 +16,13 @@ import (
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceread"
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/manila-csi/manila-csi-driver-operator/assets"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/operator"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 )
 
 // The chains below are library-go's, in its order: csidrivercontrollerservicecontroller's
@@ -60,4 +67,46 @@ func nodeDaemonSet(manifest []byte, spec *opv1.OperatorSpec, hooks []csidriverno
 		}
 	}
 	return ds, resourceapply.SetSpecHashAnnotation(&ds.ObjectMeta, ds.Spec)
+}
+
+// cephFSObjects renders the CephFS instance (operator config cephfs.enabled, standalone) as the
+// operator applies it: its static objects and snapshot class, and its three workloads through the
+// hooks start uses (operator.CephFSWorkloadHooks), the ceph-csi image from the config.
+func cephFSObjects(render func(string) ([]byte, error), in operator.WorkloadInputs, source *operatorconfig.Source,
+	spec *opv1.OperatorSpec, config configinformers.SharedInformerFactory) ([]runtime.Object, error) {
+	var out []runtime.Object
+	for _, name := range append(assets.CephFSStaticResources(), assets.CephFSVolumeSnapshotClass) {
+		obj, err := staticAsset(render, name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, obj)
+	}
+	controllerHooks, nodeHooks, cephCSIHooks, _ := operator.CephFSWorkloadHooks(in, hooks.CephCSIImage{Config: source})
+	manifest, err := render(assets.CephFSControllerDeployment)
+	if err != nil {
+		return nil, err
+	}
+	d, err := controllerDeployment(manifest, spec, config, controllerHooks)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", assets.CephFSControllerDeployment, err)
+	}
+	d.TypeMeta = metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"}
+	out = append(out, d)
+	for _, node := range []struct {
+		asset string
+		hooks []csidrivernodeservicecontroller.DaemonSetHookFunc
+	}{{assets.CephFSNodeDaemonSet, nodeHooks}, {assets.CephCSINodeDaemonSet, cephCSIHooks}} {
+		manifest, err := render(node.asset)
+		if err != nil {
+			return nil, err
+		}
+		ds, err := nodeDaemonSet(manifest, spec, node.hooks)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", node.asset, err)
+		}
+		ds.TypeMeta = metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"}
+		out = append(out, ds)
+	}
+	return out, nil
 }
