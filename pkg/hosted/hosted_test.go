@@ -246,6 +246,10 @@ func TestCheckConfig(t *testing.T) {
 	if err := CheckConfig(nil); err != nil {
 		t.Errorf("no config: %v", err)
 	}
+	cephfs := &operatorconfig.Config{CephFS: operatorconfig.CephFS{Enabled: true, Image: "quay.io/cephcsi/cephcsi:v3.18.0"}}
+	if err := CheckConfig(cephfs); err == nil || !strings.Contains(err.Error(), "field cephfs.enabled") {
+		t.Errorf("cephfs.enabled hosted: %v, want a refusal naming the field", err)
+	}
 }
 
 func TestControlPlaneImages(t *testing.T) {
