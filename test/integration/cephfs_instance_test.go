@@ -149,6 +149,17 @@ func TestCephFSInstanceOnAndOff(t *testing.T) {
 		})
 		waitForCephCSIImage(t, goodCephCSI)
 	})
+	t.Run("ClientIDManilaRefusesIsConfigError", func(t *testing.T) {
+		world.WriteOperatorConfig(t, cephFSConfig(goodCephCSI)+"storageClasses: {defaults: {cephfs-clientID: client.ocp}}\n")
+		framework.Eventually(t, framework.DefaultTimeout, "the config condition naming cephfs-clientID", func(ctx context.Context) error {
+			c := world.Condition(t, configcheck.ConditionDegraded)
+			if c == nil || c.Status != operatorv1.ConditionTrue || !strings.Contains(c.Message, "storageClasses.defaults.cephfs-clientID") ||
+				!strings.Contains(c.Message, "period") {
+				return fmt.Errorf("condition %+v", c)
+			}
+			return nil
+		})
+	})
 	t.Run("ImageChangeRolls", func(t *testing.T) {
 		world.WriteOperatorConfig(t, cephFSConfig(goodCephCSI2))
 		world.WaitForCondition(t, configcheck.ConditionDegraded, operatorv1.ConditionFalse)
