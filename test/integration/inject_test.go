@@ -20,6 +20,7 @@ import (
 	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/cloudcredentials"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/clusterinput"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
@@ -100,8 +101,12 @@ func proveInjectionRefused(t *testing.T, iw injectionWorld) {
 		if err != nil {
 			return err
 		}
-		if d.Annotations[secretHashAnnotation(secret.Namespace, secret.Name)] == "" {
-			return fmt.Errorf("no hash of the driver secret yet")
+		if d.Spec.Template.Annotations[secretHashAnnotation(secret.Namespace, secret.Name)] == "" {
+			return fmt.Errorf("no hash of the driver secret on the pod template yet")
+		}
+		// The OpenStack CA is mounted while the driver secret names it (secretsync.CAMounted).
+		if _, caInUse := secret.Data[cloudcredentials.CAPathKey]; caInUse != hasVolume(d.Spec.Template.Spec, "openstack-ca") {
+			return fmt.Errorf("the OpenStack CA mount does not follow the driver secret yet")
 		}
 		last = d
 		return nil
@@ -305,4 +310,13 @@ func eventTime(e corev1.Event) time.Time {
 		}
 	}
 	return e.CreationTimestamp.Time
+}
+
+func hasVolume(spec corev1.PodSpec, name string) bool {
+	for _, v := range spec.Volumes {
+		if v.Name == name {
+			return true
+		}
+	}
+	return false
 }
