@@ -71,6 +71,10 @@ func (f Flavour) ManagementStatic(render resourceapply.AssetFunc) ([]string, res
 // the ServiceMonitor (the guest's monitoring cannot reach the controller: docs/hosted.md).
 func (f Flavour) StandaloneExtras() bool { return !f.IsHosted() }
 
+// OffersCephFS tells whether the CephFS instance (operator config cephfs.enabled) can run: standalone
+// only, for now (docs/hosted.md; hosted.CheckConfig refuses the setting).
+func (f Flavour) OffersCephFS() bool { return !f.IsHosted() }
+
 // ConfigValidator adds the flavour's refusals to validate: hosted, no extraMounts for the controller,
 // which runs in the management cluster.
 func (f Flavour) ConfigValidator(validate func(*operatorconfig.Config) error) func(*operatorconfig.Config) error {

@@ -121,8 +121,10 @@ func newOperandControllers(c *clients, recorder events.Recorder, f Flavour, rend
 		set = set.WithCSIDriverControllerService(controllerServiceController, render, assets.ControllerDeployment, c.kube,
 			operandInformers, c.configInformer, w.ControllerInformers, w.Controller...)
 	}
-	if f.StandaloneExtras() {
+	if f.OffersCephFS() {
 		o.cephFS = newCephFSController(c, recorder, render, inputs, mounts.Config, static, crdExists)
+	}
+	if f.StandaloneExtras() {
 		if networkPolicies {
 			set = set.WithConditionalStaticResourcesController(networkPoliciesController, c.kube, c.dynamic, static, render,
 				assets.NetworkPolicies(), func() bool { return true }, never)

@@ -165,7 +165,7 @@ func Objects(in Input) (*Result, error) {
 		guest = append(guest, ds)
 	}
 
-	cephFS := cfg.CephFS.Enabled && !f.IsHosted()
+	cephFS := cfg.CephFS.Enabled && f.OffersCephFS()
 	if cephFS {
 		objs, err := cephFSObjects(render, inputs, w.source, spec, w.config)
 		if err != nil {
