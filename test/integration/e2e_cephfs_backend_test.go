@@ -10,21 +10,19 @@ import (
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2"
-	operatorv1 "github.com/openshift/api/operator/v1"
 
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
-// The provisioning world's Manila serves native CephFS as Manila's CephFS driver does
-// (hack/manila/manila_testbackend.py, CephFSTestDriver), through the Manila API alone: a CEPHFS share
-// of a type bound to backend "cephfs" has one export location "<monitors>:/volumes/_nogroup/<share
-// id>"; a cephx rule becomes active with a cephx key, the one manila-csi-plugin waits for and hands
-// ceph-csi; a cephx rule for the backend's own identity (admin, manila) and a rule of another type end
-// in error, as does every cephx rule on backend "cephfs_nocephx"; snapshots, shares from them and
-// extension work; and the NFS backend beside them serves NFS shares as before, through the API and
-// through a claim on the operator's class of an NFS type.
-func TestE2ECephFSBackend(t *testing.T) {
-	w := shareWorld(t)
+// checkCephFSBackend checks that the provisioning world's Manila serves native CephFS as Manila's
+// CephFS driver does (hack/manila/manila_testbackend.py, CephFSTestDriver), through the Manila API
+// alone: a CEPHFS share of a type bound to backend "cephfs" has one export location "<monitors>:
+// /volumes/_nogroup/<share id>"; a cephx rule becomes active with a cephx key, the one manila-csi-plugin
+// waits for and hands ceph-csi; a cephx rule for the backend's own identity (admin, manila) and a rule
+// of another type end in error, as does every cephx rule on backend "cephfs_nocephx"; snapshots,
+// shares from them and extension work; and the NFS backend beside them serves NFS shares as before
+// (claims on NFS classes are the other end-to-end tests', on the same world).
+func checkCephFSBackend(t *testing.T, w *framework.World) {
 	ctx := context.Background()
 	o := w.OpenStack
 	cephType := framework.CephFSShareType("e2e-cephfs", framework.CephFSBackend, true)
@@ -44,10 +42,6 @@ func TestE2ECephFSBackend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The operator, for the NFS path at the end, meanwhile makes its classes.
-	w.CreateClusterCSIDriver(t, operatorv1.Managed)
-	w.RunOperator(t)
-
 	const client = "ocp-client"
 	share := createBackendShare(t, w, framework.ShareSpec{Name: "e2e-cephfs", Protocol: "CEPHFS", SizeGB: 1, ShareType: cephType.Name})
 	if share.ShareProto != "CEPHFS" || share.Host != "manila-peer@cephfs#cephfs" {
@@ -168,19 +162,6 @@ func TestE2ECephFSBackend(t *testing.T) {
 			t.Errorf("the ip rule on an NFS share has key %q", rule.AccessKey)
 		}
 
-		// And through the operator's class of the type, manila-csi-plugin and csi-provisioner.
-		class := w.WaitForClassOfShareType(t, nfsType.Name)
-		w.WaitForDeployment(t, nil)
-		prov := w.StartProvisioning(t)
-		claim := w.CreateClaim(t, "e2e-cephfs-backend", "nfs", class.Name, "1Gi")
-		pv := w.WaitForClaimBound(t, claim)
-		claimed := w.WaitForShareAvailable(t, pv.Spec.CSI.VolumeHandle)
-		checkShare(t, w, claimed, class, claim, pv, nfsType.Name, 1)
-		if claimed.Host != s.Host {
-			t.Errorf("the claim's share %s is on %q; want %q", claimed.ID, claimed.Host, s.Host)
-		}
-		deleteClaimAndWaitForShareGone(t, w, claim.Namespace, claim.Name, claimed.ID)
-		noSecretInLogs(t, w, prov)
 	})
 }
 

@@ -57,6 +57,7 @@ func TestE2ECephFS(t *testing.T) {
 `)
 	w.CreateClusterCSIDriver(t, operatorv1.Managed)
 	w.RunOperator(t)
+	t.Run("WorldServesCephFS", func(t *testing.T) { checkCephFSBackend(t, w) })
 	class := waitForCephFSClass(t, w, cephFSType.Name)
 	if p := class.Parameters; p["cephfs-mounter"] != "kernel" || p["cephfs-clientID"] != cephClientID || p["type"] != cephFSType.Name {
 		t.Fatalf("class %s parameters %v", class.Name, p)
