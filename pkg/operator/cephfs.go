@@ -20,6 +20,7 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/state"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 )
 
@@ -91,10 +92,13 @@ func (i cephFSInstance) Start(ctx context.Context) {
 
 // newCephFSController returns the controller that runs and removes the CephFS instance (standalone).
 func newCephFSController(c *clients, recorder events.Recorder, render resourceapply.AssetFunc, in WorkloadInputs, config *operatorconfig.Source,
-	static v1helpers.KubeInformersForNamespaces, crdExists func() bool) factory.Controller {
+	store *state.Store, static v1helpers.KubeInformersForNamespaces, crdExists func() bool) factory.Controller {
 	operandInformers := c.kubeInformers.InformersFor(names.OperandNamespace)
 	daemonSets := operandInformers.Apps().V1().DaemonSets()
 	image := hooks.CephCSIImage{Config: config, InUse: func() string {
+		if v, ok := store.Get(state.CephCSIImageKey); ok {
+			return v
+		}
 		ds, err := daemonSets.Lister().DaemonSets(names.OperandNamespace).Get(string(extramounts.CephCSINodePlugin))
 		if err != nil {
 			return ""
@@ -129,6 +133,7 @@ func newCephFSController(c *clients, recorder events.Recorder, render resourceap
 		Kube:               c.kube,
 		Dynamic:            c.dynamic,
 		Recorder:           recorder,
+		State:              store,
 		NewInstance:        newInstance,
 		InstanceConditions: cephFSInstanceConditions,
 		Objects: cephfs.Objects{

@@ -26,6 +26,7 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hosted"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/state"
 )
 
 const (
@@ -66,9 +67,10 @@ type operandControllers struct {
 	snapshotCRDSynced func() bool
 }
 
-// newOperandControllers builds the operand's controllers of flavour f; networkPolicies is whether the
+// newOperandControllers builds the operand's controllers of flavour f (store keeps what the CephFS
+// instance must remember across restarts); networkPolicies is whether the
 // operator may write the operand namespace's network policies (standalone only).
-func newOperandControllers(c *clients, recorder events.Recorder, f Flavour, render resourceapply.AssetFunc, mounts hooks.Mounts, networkPolicies bool) *operandControllers {
+func newOperandControllers(c *clients, recorder events.Recorder, f Flavour, render resourceapply.AssetFunc, mounts hooks.Mounts, store *state.Store, networkPolicies bool) *operandControllers {
 	o := &operandControllers{}
 	operandInformers := c.kubeInformers.InformersFor(names.OperandNamespace)
 	inputs := WorkloadInputs{
@@ -122,7 +124,7 @@ func newOperandControllers(c *clients, recorder events.Recorder, f Flavour, rend
 			operandInformers, c.configInformer, w.ControllerInformers, w.Controller...)
 	}
 	if f.OffersCephFS() {
-		o.cephFS = newCephFSController(c, recorder, render, inputs, mounts.Config, static, crdExists)
+		o.cephFS = newCephFSController(c, recorder, render, inputs, mounts.Config, store, static, crdExists)
 	}
 	if f.StandaloneExtras() {
 		if networkPolicies {

@@ -129,7 +129,7 @@ func (o *Options) lead(ctx context.Context, cc *controllercmd.ControllerContext,
 		}
 		reportNetworkPolicies(ctx, c, missingRights)
 	}
-	operand := newOperandControllers(c, recorder, f, render, in.mounts, f.StandaloneExtras() && len(missingRights) == 0)
+	operand := newOperandControllers(c, recorder, f, render, in.mounts, in.store, f.StandaloneExtras() && len(missingRights) == 0)
 	var operandOnce sync.Once
 	startOperand := func(why string) {
 		operandOnce.Do(func() {

@@ -28,6 +28,10 @@ const (
 	ManilaFoundKey = "manilaFoundAt"
 	// OperatorConfigKey holds the config.yaml text of the last valid operator configuration.
 	OperatorConfigKey = "lastValidOperatorConfig"
+	// CephCSIImageKey holds the ceph-csi image the CephFS instance last ran with from the config: a
+	// turned-off instance that volumes keep running goes on with it, even once the config names none
+	// and its workloads are gone (deleted, or a new process).
+	CephCSIImageKey = "cephCSIImage"
 )
 
 // Store reads the state through the informer cache and writes one key at a time, so its writers

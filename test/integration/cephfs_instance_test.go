@@ -87,7 +87,7 @@ func cephFSConditions(ctx context.Context) ([]string, error) {
 // instance is never touched.
 func TestCephFSInstanceOnAndOff(t *testing.T) {
 	ctx := context.Background()
-	startOperator(t, "", framework.ShareTypeSpec{Name: "default"})
+	op := startOperator(t, "", framework.ShareTypeSpec{Name: "default"})
 	world.WaitForCondition(t, "ManilaDriverControllerServiceControllerDegraded", operatorv1.ConditionFalse)
 	// Settled: the hashes of its trusted CA, metrics cert and driver secret are on the pod template.
 	nfs := world.WaitForDeployment(t, func(d *appsv1.Deployment) error {
@@ -188,11 +188,16 @@ func TestCephFSInstanceOnAndOff(t *testing.T) {
 	if !strings.Contains(cond.Message, pv.Name) {
 		t.Errorf("%s message %q does not name the volume", cephfs.ConditionRetained, cond.Message)
 	}
-	waitForCephCSIImage(t, goodCephCSI2) // kept, and still reconciled with the image it runs
+	waitForCephCSIImage(t, goodCephCSI2) // kept, and still reconciled with the image it ran with
+	// The config names no image now; the image in force is in the cluster (the state ConfigMap), so a
+	// new process recreates a deleted ceph-csi DaemonSet with it.
+	op.Stop()
 	if err := world.Kube.AppsV1().DaemonSets(names.OperandNamespace).Delete(ctx, framework.CephCSINodeDaemonSet, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	world.RunOperator(t)
 	waitForCephCSIImage(t, goodCephCSI2)
+	world.WaitForCondition(t, cephfs.ConditionRetained, operatorv1.ConditionTrue)
 
 	if err := world.Kube.CoreV1().PersistentVolumes().Delete(ctx, pv.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)

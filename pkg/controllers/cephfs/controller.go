@@ -25,6 +25,7 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/managementstate"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/state"
 )
 
 // ControllerName prefixes the controller's conditions.
@@ -75,6 +76,11 @@ type Deps struct {
 	Kube               kubernetes.Interface
 	Dynamic            dynamic.Interface
 	Recorder           events.Recorder
+	// State keeps the ceph-csi image in force (state.CephCSIImageKey), for a turned-off instance that
+	// volumes keep running once the config names no image.
+	State interface {
+		Set(ctx context.Context, key, value string) error
+	}
 	// NewInstance builds a fresh run of the instance's controllers; their condition owners are
 	// InstanceConditions, removed once the instance stops.
 	NewInstance        func() Instance
@@ -88,8 +94,8 @@ type Deps struct {
 //
 // Watches: the operator config, PersistentVolumes, the instance's objects and the ClusterCSIDriver.
 //
-// Writes: nothing while the instance runs (its own controllers apply it and report as
-// ManilaCephFSDriver*/CephCSIDriver* conditions); on removal, deletes its objects and the stopped
+// Writes: while the instance runs, the ceph-csi image in force to the state ConfigMap (its own
+// controllers apply it and report as ManilaCephFSDriver*/CephCSIDriver* conditions); on removal, deletes its objects and the stopped
 // controllers' conditions; condition CephFSControllerRetained; events CephFSRetained, CephFSRemoved.
 //
 // Policy: cephfs.enabled (last valid operator config) runs the instance. Turned off, it keeps running
@@ -120,15 +126,21 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if managed, err := managementstate.Managed(c.d.OperatorClient); err != nil || !managed {
 		return err
 	}
-	enabled := false
+	enabled, image := false, ""
 	if cfg, _ := c.d.Config.Current(); cfg != nil {
-		enabled = cfg.CephFS.Enabled
+		enabled, image = cfg.CephFS.Enabled, cfg.CephFS.Image
 	}
 	pvs, err := c.d.PersistentVolumes.Lister().List(labels.Everything())
 	if err != nil {
 		return err
 	}
 	plan := Decide(enabled, pvs)
+	if plan.Run && image != "" {
+		// Before the instance runs with it: the cache answers when it is already recorded.
+		if err := c.d.State.Set(ctx, state.CephCSIImageKey, image); err != nil {
+			return err
+		}
+	}
 	if plan.Run {
 		c.start(ctx)
 	}
