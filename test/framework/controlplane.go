@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -101,14 +102,23 @@ func startClusterControlPlane(ctx context.Context, prefix string, id clusterIden
 	if err := requireFiles("control plane", filepath.Join(bin, "kube-apiserver"), filepath.Join(bin, "etcd"), crds); err != nil {
 		return nil, err
 	}
-	state, err := os.MkdirTemp("", prefix)
-	if err != nil {
-		return nil, err
-	}
-	cp := &ControlPlane{StateDir: state, Kubeconfig: filepath.Join(state, "kubeconfig")}
-	if _, err := runScript(nil, "controlplane.sh", "start", bin, state); err != nil {
+	// The script picks free ports, and a process of a parallel shard may take one before etcd or
+	// kube-apiserver binds it: then it starts again, in a new state directory, on new ports.
+	var cp *ControlPlane
+	for attempt := 1; ; attempt++ {
+		state, err := os.MkdirTemp("", prefix)
+		if err != nil {
+			return nil, err
+		}
+		cp = &ControlPlane{StateDir: state, Kubeconfig: filepath.Join(state, "kubeconfig")}
+		_, err = runScript(nil, "controlplane.sh", "start", bin, state)
+		if err == nil {
+			break
+		}
 		cp.Stop()
-		return nil, err
+		if attempt == 3 || !strings.Contains(err.Error(), "address already in use") {
+			return nil, err
+		}
 	}
 	if err := cp.connect(); err != nil {
 		cp.Stop()
