@@ -102,7 +102,7 @@ type ProvisioningOptions struct {
 const (
 	CephFSControllerDeployment = "openstack-manila-cephfs-csi-controllerplugin"
 	CephFSForwardContainer     = "csi-driver-cephfs"
-	CephFSDriverName           = "cephfs.manila.csi.openstack.org"
+	CephFSDriverName           = names.CephFSDriverName
 )
 
 // StartProvisioningWith is StartProvisioning for a controller Deployment placed as opts says.

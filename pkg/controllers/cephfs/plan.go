@@ -7,10 +7,12 @@ import (
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
 
 // DriverName is the CephFS instance's CSI driver.
-const DriverName = "cephfs.manila.csi.openstack.org"
+const DriverName = names.CephFSDriverName
 
 // Plan is what the controller does in one sync.
 type Plan struct {
