@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
@@ -49,6 +50,18 @@ func (cp *ControlPlane) ResetOperand(t testing.TB) {
 	ignore(cp.Kube.AppsV1().DaemonSets(names.OperandNamespace).Delete(ctx, CephCSINodeDaemonSet, metav1.DeleteOptions{}))
 	ignore(cp.Kube.StorageV1().CSIDrivers().Delete(ctx, CephFSDriverName, metav1.DeleteOptions{}))
 	ignore(cp.Dynamic.Resource(snapshotClassGVR).Delete(ctx, CephFSSnapshotClass, metav1.DeleteOptions{}))
+	// A volume of the CephFS driver left by a test (its deletion cut short when the test's provisioner
+	// stopped) would keep the next test's CephFS instance running.
+	pvs, err := cp.Kube.CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{})
+	ignore(err)
+	for _, pv := range pvs.Items {
+		if pv.Spec.CSI == nil || pv.Spec.CSI.Driver != CephFSDriverName {
+			continue
+		}
+		_, err := cp.Kube.CoreV1().PersistentVolumes().Patch(ctx, pv.Name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+		ignore(err)
+		ignore(cp.Kube.CoreV1().PersistentVolumes().Delete(ctx, pv.Name, metav1.DeleteOptions{}))
+	}
 }
 
 // WaitForDeployment waits until the operand's controller Deployment exists and check passes.

@@ -67,6 +67,22 @@ func TestE2ECephFS(t *testing.T) {
 	w.WaitForCondition(t, "ManilaCephFSDriverControllerServiceControllerDegraded", operatorv1.ConditionFalse)
 	prov := w.StartProvisioningWith(t, framework.ProvisioningOptions{CephFS: true})
 	prov.RequireSnapshots(t)
+	// Before the provisioner stops (cleanups run last first): every volume of the CephFS driver is
+	// deleted, with its share, so that none keeps a later test's CephFS instance running.
+	t.Cleanup(func() {
+		framework.Eventually(t, framework.ProvisioningTimeout, "no volume of "+cephfs.DriverName+" left", func(ctx context.Context) error {
+			pvs, err := w.Kube.CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return err
+			}
+			for _, pv := range pvs.Items {
+				if pv.Spec.CSI != nil && pv.Spec.CSI.Driver == cephfs.DriverName {
+					return fmt.Errorf("PersistentVolume %s is %s", pv.Name, pv.Status.Phase)
+				}
+			}
+			return nil
+		})
+	})
 
 	const ns = "e2e-cephfs"
 	claim := w.CreateClaim(t, ns, "data", class.Name, "1Gi")
