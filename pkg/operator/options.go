@@ -29,6 +29,9 @@ type Options struct {
 	// again, so Manila removed from (or moved in) the catalog is seen without waiting for the token
 	// to expire.
 	CatalogRefresh time.Duration
+	// FailedPollGrace is how many failed polls in a row are tolerated before ManilaControllerDegraded
+	// (0: the Manila controller's default). Input errors never wait for it.
+	FailedPollGrace int
 	// RequestTimeout bounds each request to Keystone or Manila, so a hung API fails the poll (and is
 	// reported) instead of holding it.
 	RequestTimeout time.Duration

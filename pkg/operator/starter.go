@@ -179,6 +179,7 @@ func (o *Options) ownControllers(ctx context.Context, f Flavour, c *clients, in 
 	schedule.Interval = o.PollInterval
 	manilaController := manila.NewController(manila.Deps{Config: manila.Config{
 		Schedule:           schedule,
+		Grace:              o.FailedPollGrace,
 		CatalogRefresh:     o.CatalogRefresh,
 		RequestTimeout:     o.RequestTimeout,
 		OpenStackTransport: o.OpenStackTransport,
