@@ -12,12 +12,9 @@ import (
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/uuid"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/leaderelection"
-	"k8s.io/klog/v2"
 
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/leasegate"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
 
@@ -33,8 +30,10 @@ type Election struct {
 // errLostLease ends the process as controllercmd does when the lease is lost: a new one starts over.
 var errLostLease = errors.New("lost the leader election lease")
 
-// RunElected runs Run while this process holds the operator's lease; it is the start command's
-// controllercmd start function.
+// RunElected is the start command's controllercmd start function: it elects this process (client-go's
+// elector on the operator's lease) and lives the operator's life (life.go) while it leads. Whatever
+// ends that life, the lease is released before RunElected returns, and only a stop asked for returns
+// nil: a process that cannot lead, or no longer may, exits non-zero and its pod starts a new one.
 func (o *Options) RunElected(ctx context.Context, cc *controllercmd.ControllerContext) error {
 	hostname, err := os.Hostname()
 	if err != nil {
@@ -66,19 +65,19 @@ func (o *Options) RunElected(ctx context.Context, cc *controllercmd.ControllerCo
 	if err != nil {
 		return err
 	}
-	go elector.Run(ctx) // releases the lease when ctx ends (ReleaseOnCancel)
+	electing, release := context.WithCancel(ctx)
+	go elector.Run(electing) // releases the lease when electing ends (ReleaseOnCancel)
+	defer func() {
+		release()
+		<-stopped
+	}()
 	var leading context.Context
 	select {
 	case leading = <-started:
 	case <-stopped:
 		return nil // stopped before it led
 	}
-	err = o.run(leading, ctx, cc)
-	<-stopped
-	if err == nil && ctx.Err() == nil {
-		return errLostLease
-	}
-	return err
+	return (&life{o: o, cc: cc, stop: ctx, leading: leading}).run()
 }
 
 // singleReplica is whether Infrastructure/cluster says the control plane is a single node, as
@@ -90,35 +89,4 @@ func singleReplica(ctx context.Context, config *rest.Config) bool {
 	}
 	infra, err := client.ConfigV1().Infrastructures().Get(ctx, "cluster", metav1.GetOptions{})
 	return err == nil && infra.Status.ControlPlaneTopology == configv1.SingleReplicaTopologyMode
-}
-
-// handOver runs as the process stops (HandOverWait set): whoever leads next decides. A predecessor
-// that takes its lease gets the ClusterCSIDriver handed back once it is Available (its cluster-storage-
-// operator rollout stops this pod as soon as the predecessor's pod runs, before the predecessor leads);
-// this operator's successor taking the lease, or nobody within HandOverWait, leaves the conditions to
-// be written again by the same controllers.
-func (o *Options) handOver(c *clients, gate *leasegate.Gate) {
-	ctx, cancel := context.WithTimeout(context.Background(), o.HandOverWait)
-	defer cancel()
-	stoppedAt := c.clock.Now()
-	err := wait.PollUntilContextCancel(ctx, 500*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		if h, held := gate.Held(); held {
-			// Repeated for a few seconds: a sync running as the controllers stopped may still write.
-			return handBack(ctx, c, h.Generation) && c.clock.Since(stoppedAt) > 5*time.Second, nil
-		}
-		return o.successorLeads(ctx, c, gate.Namespace()), nil
-	})
-	if err != nil {
-		klog.Infof("No successor led within %s; the ClusterCSIDriver's conditions stay as this operator left them", o.HandOverWait)
-	}
-}
-
-// successorLeads is whether another process of this operator holds its lease now.
-func (o *Options) successorLeads(ctx context.Context, c *clients, namespace string) bool {
-	lease, err := c.mgmtKube.CoordinationV1().Leases(namespace).Get(ctx, names.OperatorName+"-lock", metav1.GetOptions{})
-	if err != nil {
-		return false
-	}
-	holder, _, live := leasegate.Live(lease, c.clock.Now())
-	return live && holder != o.identity
 }

@@ -47,19 +47,14 @@ func missingNetworkPolicyRights(ctx context.Context, kube kubernetes.Interface) 
 }
 
 // reportNetworkPolicies sets NetworkPoliciesUnapplied naming the missing right, or removes it.
-func reportNetworkPolicies(ctx context.Context, c *clients, missing []string) {
-	var err error
+func reportNetworkPolicies(ctx context.Context, c *clients, missing []string) error {
 	if len(missing) == 0 {
-		err = removeConditions(ctx, c, []string{NetworkPoliciesUnapplied})
-	} else {
-		msg := fmt.Sprintf("The operator's ServiceAccount may not %s networkpolicies.networking.k8s.io in namespace %s "+
-			"(cluster-storage-operator grants it from OpenShift 5.0): that namespace gets no network policies; nothing else is affected",
-			strings.Join(missing, ", "), names.OperandNamespace)
-		klog.Warning(msg)
-		err = setCondition(ctx, c, operatorv1.OperatorCondition{Type: NetworkPoliciesUnapplied, Status: operatorv1.ConditionTrue,
-			Reason: ReasonMissingRight, Message: msg})
+		return removeConditions(ctx, c, []string{NetworkPoliciesUnapplied})
 	}
-	if err != nil {
-		klog.Errorf("Reporting the network policies on ClusterCSIDriver %s: %v", names.CSIDriverName, err)
-	}
+	msg := fmt.Sprintf("The operator's ServiceAccount may not %s networkpolicies.networking.k8s.io in namespace %s "+
+		"(cluster-storage-operator grants it from OpenShift 5.0): that namespace gets no network policies; nothing else is affected",
+		strings.Join(missing, ", "), names.OperandNamespace)
+	klog.Warning(msg)
+	return setCondition(ctx, c, operatorv1.OperatorCondition{Type: NetworkPoliciesUnapplied, Status: operatorv1.ConditionTrue,
+		Reason: ReasonMissingRight, Message: msg})
 }

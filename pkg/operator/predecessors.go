@@ -15,7 +15,6 @@ import (
 	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/leasegate"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/predecessor"
 )
@@ -37,54 +36,21 @@ const (
 // from the start (informers and controllers cannot be started twice in one process).
 var errPredecessorLetGo = errors.New("a predecessor that led in this operator's place let go of its lease")
 
-// awaitPredecessors returns once no predecessor leads (nil), or ctx's error. A predecessor that keeps
-// its lease longer than PredecessorGrace is reported as PredecessorLeaseDegraded=True naming the
-// lease and its holder, cleared as soon as it lets go.
-func (o *Options) awaitPredecessors(ctx context.Context, c *clients, gate *leasegate.Gate) error {
-	err := gate.WaitFree(ctx, o.PredecessorGrace, func(h leasegate.Holder) {
-		msg := h.Describe(gate.Namespace()) + ": this operator manages nothing until that leader stops."
-		klog.Warning(msg)
-		err := setCondition(ctx, c, operatorv1.OperatorCondition{Type: PredecessorLeaseDegraded, Status: operatorv1.ConditionTrue,
-			Reason: ReasonPredecessorHoldsIt, Message: msg})
-		if err != nil {
-			klog.Errorf("Reporting the predecessor's lease on ClusterCSIDriver %s: %v", names.CSIDriverName, err)
-		}
-	})
-	if err != nil {
-		return err
-	}
-	// Also when this process reported nothing: an earlier one may have (the condition outlives it).
-	return removeConditions(ctx, c, []string{PredecessorLeaseDegraded})
+// predecessorLeaseCondition is PredecessorLeaseDegraded=True with msg.
+func predecessorLeaseCondition(msg string) operatorv1.OperatorCondition {
+	return operatorv1.OperatorCondition{Type: PredecessorLeaseDegraded, Status: operatorv1.ConditionTrue,
+		Reason: ReasonPredecessorHoldsIt, Message: msg}
 }
 
-// yieldToPredecessors blocks while this operator leads. When a predecessor takes its own lease (a
-// rollback of cluster-storage-operator's Deployment to its image, or an admin running it), it stops
-// this operator's controllers at once (stop), removes this operator's conditions that the
-// predecessor does not write once the predecessor is Available (predecessor.StaleAfterHandBack),
-// and returns errPredecessorLetGo if the predecessor lets go again; nil when ctx ends.
-func (o *Options) yieldToPredecessors(ctx context.Context, c *clients, gate *leasegate.Gate, stop func()) error {
-	h, err := gate.WaitTaken(ctx)
-	if err != nil {
-		return nil
-	}
-	stop()
-	klog.Warningf("%s: this operator's controllers stopped; it hands the ClusterCSIDriver back", h.Describe(gate.Namespace()))
-	handBackCtx, handedBack := context.WithCancel(ctx)
-	steppedAside := c.clock.Now()
-	go func() {
-		defer handedBack()
-		_ = wait.PollUntilContextCancel(handBackCtx, handBackPoll, true, func(ctx context.Context) (bool, error) {
-			// A sync that was running when the controllers stopped may still write a condition: the
-			// hand-back is repeated until that cannot happen any more.
-			return handBack(ctx, c, h.Generation) && c.clock.Since(steppedAside) > handBackSettle, nil
-		})
-	}()
-	if err := gate.WaitFree(ctx, 0, func(leasegate.Holder) {}); err != nil {
-		handedBack()
-		return nil
-	}
-	handedBack()
-	return errPredecessorLetGo
+// handBackUntilSettled hands the ClusterCSIDriver back to the predecessor that leads (handBack) and
+// repeats it until settle has passed since it started, so that a sync that was running as the
+// controllers stopped cannot write a condition afterwards; false when ctx ends first.
+func (l *life) handBackUntilSettled(ctx context.Context, settle time.Duration) bool {
+	start := l.c.clock.Now()
+	err := wait.PollUntilContextCancel(ctx, handBackPoll, true, func(ctx context.Context) (bool, error) {
+		return handBack(ctx, l.c, l.holder.Generation) && l.c.clock.Since(start) > settle, nil
+	})
+	return err == nil
 }
 
 // handBack removes this operator's conditions that generation g does not write, once g is

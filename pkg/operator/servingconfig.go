@@ -4,7 +4,6 @@ import (
 	"context"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
-	"k8s.io/klog/v2"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
@@ -17,16 +16,11 @@ const (
 )
 
 // reportServingConfig sets ServingConfigDegraded from Options.ServingConfigProblem, or removes it.
-func (o *Options) reportServingConfig(ctx context.Context, c *clients) {
-	var err error
+func (o *Options) reportServingConfig(ctx context.Context, c *clients) error {
 	if o.ServingConfigProblem == "" {
-		err = removeConditions(ctx, c, []string{ServingConfigDegraded})
-	} else {
-		err = setCondition(ctx, c, operatorv1.OperatorCondition{Type: ServingConfigDegraded, Status: operatorv1.ConditionTrue,
+		return removeConditions(ctx, c, []string{ServingConfigDegraded})
+	}
+	return setCondition(ctx, c, operatorv1.OperatorCondition{Type: ServingConfigDegraded, Status: operatorv1.ConditionTrue,
 			Reason: ReasonInvalidServingConfig, Message: o.ServingConfigProblem + " (cluster-storage-operator's ConfigMap " +
 				names.OperatorNamespace + "/manila-csi-driver-operator-config, key config.yaml): the endpoint serves with library-go's defaults until it is fixed"})
-	}
-	if err != nil {
-		klog.Errorf("Reporting the --config file on ClusterCSIDriver %s: %v", names.CSIDriverName, err)
-	}
 }

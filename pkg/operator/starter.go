@@ -3,7 +3,6 @@ package operator
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
@@ -12,7 +11,6 @@ import (
 	"github.com/openshift/library-go/pkg/operator/csi/csicontrollerset"
 	"github.com/openshift/library-go/pkg/operator/csi/csistorageclasscontroller"
 	"github.com/openshift/library-go/pkg/operator/events"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -24,7 +22,6 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/staleconditions"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/storageclasses"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/workloadselector"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/leasegate"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/state"
@@ -42,65 +39,27 @@ func Run(ctx context.Context, cc *controllercmd.ControllerContext) error {
 	return DefaultOptions().Run(ctx, cc)
 }
 
-// Run starts the operator's informers and controllers once no predecessor leads (pkg/leasegate) and
-// blocks until ctx is done; if a predecessor takes its lease meanwhile, the controllers stop, the
-// ClusterCSIDriver is handed back, and Run returns an error when the predecessor lets go (the process
-// restarts and takes over again). The operand's
-// controllers start the first time Manila is found and keep running afterwards, so that pods can
-// always unmount their volumes; that Manila was found is kept in the state ConfigMap, so a new
-// process starts them at once.
+// Run lives the operator's life (life.go) in a process that does not elect itself (the in-process
+// tests): it waits for the ClusterCSIDriver and for no predecessor to lead, starts the informers and
+// controllers, and blocks until ctx is done; if a predecessor takes its lease meanwhile, the
+// controllers stop, the ClusterCSIDriver is handed back, and Run returns an error when the
+// predecessor lets go (the process restarts and takes over again). The operand's controllers start
+// the first time Manila is found and keep running afterwards, so that pods can always unmount their
+// volumes; that Manila was found is kept in the state ConfigMap, so a new process starts them at once.
 func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) error {
-	return o.run(ctx, ctx, cc)
+	return (&life{o: o, cc: cc, stop: ctx, leading: ctx}).run()
 }
 
-// run is Run while leading ends when this process stops leading (stop ends when the process stops):
-// with HandOverWait set, a stopping process hands the ClusterCSIDriver over before it returns.
-func (o *Options) run(ctx, stop context.Context, cc *controllercmd.ControllerContext) error {
-	s, err := o.settings()
-	if err != nil {
-		return err
-	}
-	f := o.flavour(cc.OperatorNamespace)
-	var guestConfig *rest.Config
-	var guest *guestLink
-	if f.IsHosted() {
-		if guest, err = o.connectGuest(ctx, cc); err != nil || guest == nil {
-			return err // nil: stopped before the guest kubeconfig could be read
-		}
-		guestConfig = guest.file.Config()
-	}
-	c, err := newClients(cc, f, guestConfig)
-	if err != nil {
-		return err
-	}
-	// The predecessors' leaders hold leases of their own: this operator leads only while none does.
-	gate := leasegate.New(c.mgmtKube, cc.OperatorNamespace, c.clock)
-	// The gate outlives ctx: the hand-over watches the leases after this process stopped leading.
-	gateCtx, stopGate := context.WithCancel(context.Background())
-	defer stopGate()
-	if !gate.Start(gateCtx.Done(), ctx.Done()) {
-		return nil // stopped before the caches synced
-	}
-	if err := o.awaitPredecessors(ctx, c, gate); err != nil {
-		return nil // stopped while a predecessor led
-	}
-	leading, stopLeading := context.WithCancel(ctx)
-	defer stopLeading()
-	if err := o.lead(leading, cc, s, f, c, guest); err != nil {
-		return err
-	}
-	err = o.yieldToPredecessors(ctx, c, gate, stopLeading)
-	if err == nil && stop.Err() != nil && o.HandOverWait > 0 {
-		stopLeading()
-		o.handOver(c, gate)
-	}
-	return err
-}
-
-// lead starts the informers and controllers, which run until ctx ends.
-func (o *Options) lead(ctx context.Context, cc *controllercmd.ControllerContext, s settings, f Flavour, c *clients, guest *guestLink) error {
+// startControllers starts the informers and controllers, which run until ctx ends; false when ctx
+// ended before the caches synced. Each one-off report it writes is retried while l leads.
+func (o *Options) startControllers(ctx context.Context, l *life) (bool, error) {
+	s, f, c, guest := l.s, l.f, l.c, l.guest
+	cc := l.cc
 	recorder := newRecorder(ctx, c.kube, names.OperatorName, c.clock, f.IsHosted())
-	defer recorder.Shutdown()
+	go func() {
+		<-ctx.Done()
+		recorder.Shutdown()
+	}()
 
 	// The config observer (proxy and TLS profile into spec.observedConfig) runs from the process's
 	// start, not with the operand: it needs nothing of Manila, and so the TLS profile is observed by the
@@ -112,22 +71,27 @@ func (o *Options) lead(ctx context.Context, cc *controllercmd.ControllerContext,
 	// Rendered once, as JSON: library-go's controllers decode these manifests on every sync.
 	render, err := s.assetVars().JSONAssetFunc()
 	if err != nil {
-		return err
+		return false, err
 	}
 	in, err := newSharedInputs(f, c, render)
 	if err != nil {
-		return err
+		return false, err
 	}
-	o.reportServingConfig(ctx, c)
+	if !l.retry("Reporting the --config file on ClusterCSIDriver "+names.CSIDriverName, func(ctx context.Context) error {
+		return o.reportServingConfig(ctx, c)
+	}) {
+		return false, nil
+	}
 	var missingRights []string
 	if f.StandaloneExtras() {
-		if missingRights, err = missingNetworkPolicyRights(ctx, c.kube); err != nil {
-			if ctx.Err() != nil {
-				return nil // stopped during the review
-			}
-			return fmt.Errorf("reviewing the operator's access to network policies: %w", err)
+		if !l.retry("Reviewing the operator's access to network policies", func(ctx context.Context) (err error) {
+			missingRights, err = missingNetworkPolicyRights(ctx, c.kube)
+			return err
+		}) || !l.retry("Reporting the network policies on ClusterCSIDriver "+names.CSIDriverName, func(ctx context.Context) error {
+			return reportNetworkPolicies(ctx, c, missingRights)
+		}) {
+			return false, nil
 		}
-		reportNetworkPolicies(ctx, c, missingRights)
 	}
 	operand := newOperandControllers(c, recorder, f, render, in.mounts, in.store, f.StandaloneExtras() && len(missingRights) == 0)
 	var operandOnce sync.Once
@@ -142,7 +106,7 @@ func (o *Options) lead(ctx context.Context, cc *controllercmd.ControllerContext,
 	klog.Infof("Starting %s for ClusterCSIDriver %s", names.OperatorName, names.CSIDriverName)
 	c.start(ctx.Done())
 	if !cache.WaitForCacheSync(ctx.Done(), in.operatorNS.ConfigMaps().Informer().HasSynced, in.stateConfigMaps.Informer().HasSynced) {
-		return nil // stopped before the caches synced
+		return false, nil
 	}
 	if at, found := in.store.Get(state.ManilaFoundKey); found {
 		// A promise of an earlier process: keep the operand reconciled without waiting for OpenStack.
@@ -155,7 +119,7 @@ func (o *Options) lead(ctx context.Context, cc *controllercmd.ControllerContext,
 	if guest != nil {
 		go guest.controller(cc, o.PollInterval).Run(ctx, 1)
 	}
-	return nil
+	return true, nil
 }
 
 // ownControllers builds the operator's own controllers (pkg/controllers): the Manila poll, which

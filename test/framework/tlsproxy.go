@@ -31,6 +31,14 @@ type TLSProxy struct {
 // StartTLSProxy proxies to backend until the test ends.
 func StartTLSProxy(t testing.TB, backend string) *TLSProxy {
 	t.Helper()
+	p := NewTLSCA(t)
+	p.URL = p.Serve(t, backend)
+	return p
+}
+
+// NewTLSCA returns a TLSProxy that serves nothing yet: its CA, for Serve and ServeHandler.
+func NewTLSCA(t testing.TB) *TLSProxy {
+	t.Helper()
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -43,14 +51,23 @@ func StartTLSProxy(t testing.TB, backend string) *TLSProxy {
 		t.Fatal(err)
 	}
 	caCert, _ := x509.ParseCertificate(caDER)
-	p := &TLSProxy{CAPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), caKey: caKey, caCert: caCert}
-	p.URL = p.Serve(t, backend)
-	return p
+	return &TLSProxy{CAPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), caKey: caKey, caCert: caCert}
 }
 
 // Serve proxies to another backend over TLS, with a serving certificate of the same CA, until the
 // test ends, and returns its https:// URL.
 func (p *TLSProxy) Serve(t testing.TB, backend string) string {
+	t.Helper()
+	target, err := url.Parse(backend)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.ServeHandler(t, httputil.NewSingleHostReverseProxy(target))
+}
+
+// ServeHandler serves handler over TLS, with a serving certificate of the CA, until the test ends,
+// and returns its https:// URL.
+func (p *TLSProxy) ServeHandler(t testing.TB, handler http.Handler) string {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -68,16 +85,12 @@ func (p *TLSProxy) Serve(t testing.TB, backend string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	target, err := url.Parse(backend)
-	if err != nil {
-		t.Fatal(err)
-	}
 	listener, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	server := &http.Server{
-		Handler:   httputil.NewSingleHostReverseProxy(target),
+		Handler:   handler,
 		TLSConfig: &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}, MinVersion: tls.VersionTLS12},
 		ErrorLog:  nil,
 	}

@@ -1,0 +1,232 @@
+package operator
+
+import (
+	"context"
+	"time"
+
+	"github.com/openshift/library-go/pkg/controller/controllercmd"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/leasegate"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+)
+
+// retryBackoff paces the retries of a failed read or write of the cluster while the process leads:
+// an API server rolling during an upgrade, a hosted guest's API down, an access review cut short.
+var retryBackoff = wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.1, Steps: 1 << 30, Cap: 30 * time.Second}
+
+// life is one process's life (lifecycle.go): what each phase does, and what it leaves to the next.
+type life struct {
+	o  *Options
+	cc *controllercmd.ControllerContext
+	// stop ends when the process is asked to stop; leading when it stops leading (or stop ends).
+	stop, leading context.Context
+
+	s     settings
+	f     Flavour
+	guest *guestLink
+	c     *clients
+	gate  *leasegate.Gate
+	// stopGate ends the lease gate's informers: they outlive leading, for the hand-over.
+	stopGate context.CancelFunc
+	// stopControllers ends the informers and controllers that leading started.
+	stopControllers context.CancelFunc
+	// holder is the predecessor that leads in this operator's place (yielding, handingOver).
+	holder leasegate.Holder
+	// handingBack is closed when yielding's hand-back to holder ends; handedBack, whether it was done.
+	handingBack chan struct{}
+	handedBack  bool
+}
+
+// run lives through the phases from connecting to done and returns what the process ends with.
+func (l *life) run() error {
+	defer func() {
+		if l.stopControllers != nil {
+			l.stopControllers()
+		}
+		if l.stopGate != nil {
+			l.stopGate()
+		}
+	}()
+	p := connecting
+	for {
+		e, err := l.do(p)
+		n, terr := next(p, e)
+		if terr != nil {
+			return terr
+		}
+		klog.V(2).Infof("Operator life: %s ended (%s); now %s", p, e, n)
+		if n == done {
+			return exitError(e, err)
+		}
+		p = n
+	}
+}
+
+func (l *life) do(p phase) (event, error) {
+	switch p {
+	case connecting:
+		return l.connect()
+	case awaiting:
+		return l.await()
+	case leading:
+		return l.lead()
+	case yielding:
+		return l.yield()
+	case handingOver:
+		return l.handOver(), nil
+	}
+	return evFailed, nil
+}
+
+// ended is the event of a phase whose context ended: the process stops, or it lost its lease.
+func (l *life) ended() event {
+	if l.stop.Err() != nil {
+		return evStopping
+	}
+	return evLeaseLost
+}
+
+// retry runs fn until it succeeds, with backoff, logging each failure; false when leading ends first.
+func (l *life) retry(what string, fn func(context.Context) error) bool {
+	err := wait.ExponentialBackoffWithContext(l.leading, retryBackoff, func(ctx context.Context) (bool, error) {
+		if err := fn(ctx); err != nil {
+			if ctx.Err() == nil {
+				klog.Errorf("%s (retried): %v", what, err)
+			}
+			return false, nil
+		}
+		return true, nil
+	})
+	return err == nil
+}
+
+// connect reads the settings and the guest kubeconfig, builds the clients and starts the lease gate.
+func (l *life) connect() (event, error) {
+	var err error
+	if l.s, err = l.o.settings(); err != nil {
+		return evFailed, err
+	}
+	l.f = l.o.flavour(l.cc.OperatorNamespace)
+	var guestConfig *rest.Config
+	if l.f.IsHosted() {
+		if l.guest, err = l.o.connectGuest(l.leading, l.cc); err != nil {
+			return evFailed, err
+		}
+		if l.guest == nil {
+			return l.ended(), nil
+		}
+		guestConfig = l.guest.file.Config()
+	}
+	if l.c, err = newClients(l.cc, l.f, guestConfig); err != nil {
+		return evFailed, err
+	}
+	l.gate = leasegate.New(l.c.mgmtKube, l.cc.OperatorNamespace, l.c.clock)
+	var gateCtx context.Context
+	gateCtx, l.stopGate = context.WithCancel(context.Background())
+	if !l.gate.Start(gateCtx.Done(), l.leading.Done()) {
+		return l.ended(), nil
+	}
+	return evReady, nil
+}
+
+// await returns once the ClusterCSIDriver exists and no predecessor leads. A predecessor that keeps
+// its lease longer than PredecessorGrace is reported as PredecessorLeaseDegraded=True naming the
+// lease and its holder, removed once it lets go (also when this process reported nothing: an earlier
+// one may have).
+func (l *life) await() (event, error) {
+	waiting := false
+	if !l.retry("Waiting for ClusterCSIDriver "+names.CSIDriverName, func(ctx context.Context) error {
+		_, err := l.c.clusterCSIDrivers.Get(ctx, names.CSIDriverName, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) && !waiting {
+			waiting = true
+			klog.Infof("ClusterCSIDriver %s does not exist yet: this operator waits for it", names.CSIDriverName)
+		}
+		return err
+	}) {
+		return l.ended(), nil
+	}
+	err := l.gate.WaitFree(l.leading, l.o.PredecessorGrace, func(h leasegate.Holder) {
+		msg := h.Describe(l.gate.Namespace()) + ": this operator manages nothing until that leader stops."
+		klog.Warning(msg)
+		l.retry("Reporting the predecessor's lease on ClusterCSIDriver "+names.CSIDriverName, func(ctx context.Context) error {
+			return setCondition(ctx, l.c, predecessorLeaseCondition(msg))
+		})
+	})
+	if err != nil {
+		return l.ended(), nil
+	}
+	if !l.retry("Clearing "+PredecessorLeaseDegraded+" on ClusterCSIDriver "+names.CSIDriverName, func(ctx context.Context) error {
+		return removeConditions(ctx, l.c, []string{PredecessorLeaseDegraded})
+	}) {
+		return l.ended(), nil
+	}
+	return evReady, nil
+}
+
+// lead starts the informers and controllers (startControllers) and runs them until a predecessor
+// takes its lease, the process stops, or it loses its lease.
+func (l *life) lead() (event, error) {
+	ctx, cancel := context.WithCancel(l.leading)
+	l.stopControllers = cancel
+	started, err := l.o.startControllers(ctx, l)
+	switch {
+	case err != nil:
+		return evFailed, err
+	case !started:
+		return l.ended(), nil
+	}
+	h, err := l.gate.WaitTaken(l.leading)
+	if err != nil {
+		return l.ended(), nil
+	}
+	l.holder = h
+	return evPredecessorLeads, nil
+}
+
+// yield stops the controllers at once, hands the ClusterCSIDriver back to the predecessor that leads
+// (handBackUntilSettled, in the background) and waits for that predecessor to let go.
+func (l *life) yield() (event, error) {
+	l.stopControllers()
+	klog.Warningf("%s: this operator's controllers stopped; it hands the ClusterCSIDriver back", l.holder.Describe(l.gate.Namespace()))
+	l.handingBack = make(chan struct{})
+	go func() {
+		defer close(l.handingBack)
+		l.handedBack = l.handBackUntilSettled(l.leading, handBackSettle)
+	}()
+	if err := l.gate.WaitFree(l.leading, 0, func(leasegate.Holder) {}); err != nil {
+		return l.ended(), nil
+	}
+	return evPredecessorLetGo, nil
+}
+
+// handOver stops the controllers and, when a predecessor leads (a rollout of cluster-storage-
+// operator's Deployment to its image runs its pod before this one stops), hands the ClusterCSIDriver
+// back to it within HandOverWait. With no predecessor there it returns at once: this operator's next
+// process, if any, takes its lease as soon as this one releases it.
+func (l *life) handOver() event {
+	l.stopControllers()
+	if l.handingBack != nil {
+		<-l.handingBack // yielding's hand-back ends with leading
+	}
+	if l.handedBack || l.o.HandOverWait <= 0 {
+		return evReady
+	}
+	h, held := l.gate.Held()
+	if !held {
+		klog.Infof("Stopping: no predecessor leads, nothing to hand over")
+		return evReady
+	}
+	l.holder = h
+	ctx, cancel := context.WithTimeout(context.Background(), l.o.HandOverWait)
+	defer cancel()
+	// Repeated for a few seconds: a sync running as the controllers stopped may still write.
+	if !l.handBackUntilSettled(ctx, 5*time.Second) {
+		klog.Infof("%s did not take the ClusterCSIDriver within %s; its conditions stay as this operator left them", h.Generation.Name, l.o.HandOverWait)
+	}
+	return evReady
+}
