@@ -21,6 +21,6 @@ func (o *Options) reportServingConfig(ctx context.Context, c *clients) error {
 		return removeConditions(ctx, c, []string{ServingConfigDegraded})
 	}
 	return setCondition(ctx, c, operatorv1.OperatorCondition{Type: ServingConfigDegraded, Status: operatorv1.ConditionTrue,
-			Reason: ReasonInvalidServingConfig, Message: o.ServingConfigProblem + " (cluster-storage-operator's ConfigMap " +
-				names.OperatorNamespace + "/manila-csi-driver-operator-config, key config.yaml): the endpoint serves with library-go's defaults until it is fixed"})
+		Reason: ReasonInvalidServingConfig, Message: o.ServingConfigProblem + " (cluster-storage-operator's ConfigMap " +
+			names.OperatorNamespace + "/manila-csi-driver-operator-config, key config.yaml): the endpoint serves with library-go's defaults until it is fixed"})
 }
