@@ -150,13 +150,27 @@ func (l *life) await() (event, error) {
 	}) {
 		return l.ended(), nil
 	}
+	// The report is retried beside the wait, not in it: a predecessor that lets go is seen at once.
+	reporting, stopReporting := context.WithCancel(l.leading)
+	reported := make(chan struct{})
+	close(reported)
 	err := l.gate.WaitFree(l.leading, l.o.PredecessorGrace, func(h leasegate.Holder) {
 		msg := h.Describe(l.gate.Namespace()) + ": this operator manages nothing until that leader stops."
 		klog.Warning(msg)
-		l.retry("Reporting the predecessor's lease on ClusterCSIDriver "+names.CSIDriverName, func(ctx context.Context) error {
-			return setCondition(ctx, l.c, predecessorLeaseCondition(msg))
-		})
+		reported = make(chan struct{})
+		go func() {
+			defer close(reported)
+			_ = wait.ExponentialBackoffWithContext(reporting, retryBackoff, func(ctx context.Context) (bool, error) {
+				err := setCondition(ctx, l.c, predecessorLeaseCondition(msg))
+				if err != nil && ctx.Err() == nil {
+					klog.Errorf("Reporting the predecessor's lease on ClusterCSIDriver %s (retried): %v", names.CSIDriverName, err)
+				}
+				return err == nil, nil
+			})
+		}()
 	})
+	stopReporting()
+	<-reported // before the removal below, so that a late report cannot outlive it
 	if err != nil {
 		return l.ended(), nil
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
@@ -53,25 +52,24 @@ func (l *life) handBackUntilSettled(ctx context.Context, settle time.Duration) b
 	return err == nil
 }
 
-// handBack removes this operator's conditions that generation g does not write, once g is
-// Available; true when that is done.
+// handBack removes this operator's conditions that generation g does not write, as far as
+// predecessor.StaleAfterHandBack allows now; true once none is left.
 func handBack(ctx context.Context, c *clients, g predecessor.Generation) bool {
 	driver, err := c.clusterCSIDrivers.Get(ctx, names.CSIDriverName, metav1.GetOptions{})
 	if err != nil {
 		return apierrors.IsNotFound(err)
 	}
 	stale := predecessor.StaleAfterHandBack(driver.Status.Conditions, conditionOwners, g)
+	left := predecessor.OursLeft(driver.Status.Conditions, conditionOwners, g)
 	if len(stale) == 0 {
-		return slices.ContainsFunc(driver.Status.Conditions, func(cond operatorv1.OperatorCondition) bool {
-			return g.Writes(cond.Type) && strings.HasSuffix(cond.Type, "Available")
-		})
+		return len(left) == 0
 	}
 	if err := removeConditions(ctx, c, stale); err != nil {
 		klog.Errorf("Handing ClusterCSIDriver %s back to %s: %v", names.CSIDriverName, g.Name, err)
 		return false
 	}
 	klog.Infof("Handed ClusterCSIDriver %s back to %s: removed this operator's conditions %v", names.CSIDriverName, g.Name, stale)
-	return true
+	return len(stale) == len(left)
 }
 
 // setCondition sets one condition directly (the informers may not run yet), retrying on conflicts.

@@ -2,6 +2,7 @@ package predecessor
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
@@ -9,12 +10,15 @@ import (
 
 var ours = []string{"ManilaController", "SecretSyncController", "ManilaDriverControllerServiceController", "ManagementState"}
 
-func conds(types ...string) []operatorv1.OperatorCondition {
-	out := make([]operatorv1.OperatorCondition, len(types))
-	for i, t := range types {
-		out[i] = operatorv1.OperatorCondition{Type: t}
+// Shared lists only types of the generation's own.
+func TestSharedAreWritten(t *testing.T) {
+	for _, g := range All {
+		for _, typ := range g.Shared {
+			if !g.Writes(typ) {
+				t.Errorf("%s: shared type %s is not among its types", g.Name, typ)
+			}
+		}
 	}
-	return out
 }
 
 func TestOwnedBy(t *testing.T) {
@@ -37,23 +41,45 @@ func TestOwnedBy(t *testing.T) {
 	}
 }
 
+// cs builds conditions from "Type=Status" pairs.
+func cs(pairs ...string) []operatorv1.OperatorCondition {
+	out := make([]operatorv1.OperatorCondition, len(pairs))
+	for i, p := range pairs {
+		typ, status, _ := strings.Cut(p, "=")
+		out[i] = operatorv1.OperatorCondition{Type: typ, Status: operatorv1.ConditionStatus(status)}
+	}
+	return out
+}
+
 func TestStaleAfterTakeover(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		conditions []operatorv1.OperatorCondition
 		want       []string
 	}{
+		{"a cloud without Manila: 4.18's Disabled stands until ours is written",
+			cs("CSIControllerDisabled=True", "StarterControllerDegraded=False"),
+			[]string{"StarterControllerDegraded"}},
+		{"ours Disabled written: 4.18's goes",
+			cs("CSIControllerDisabled=True", "StarterControllerDegraded=False", "ManilaControllerDisabled=True"),
+			[]string{"CSIControllerDisabled", "StarterControllerDegraded"}},
 		{"4.18's Degraded goes at once, its Available waits for ours",
-			conds("OpenStackManilaDriverControllerServiceControllerAvailable", "OpenStackManilaDriverNodeServiceControllerDegraded", "CSIControllerDisabled"),
-			[]string{"OpenStackManilaDriverNodeServiceControllerDegraded", "CSIControllerDisabled"}},
+			cs("OpenStackManilaDriverControllerServiceControllerAvailable=True", "OpenStackManilaDriverNodeServiceControllerDegraded=True"),
+			[]string{"OpenStackManilaDriverNodeServiceControllerDegraded"}},
 		{"with ours Available, 4.18's Available goes too",
-			conds("OpenStackManilaDriverControllerServiceControllerAvailable", "ManilaDriverControllerServiceControllerAvailable"),
+			cs("OpenStackManilaDriverControllerServiceControllerAvailable=True", "ManilaDriverControllerServiceControllerAvailable=True"),
 			[]string{"OpenStackManilaDriverControllerServiceControllerAvailable"}},
+		{"ours written but not Available: 4.18's Available stands",
+			cs("OpenStackManilaDriverControllerServiceControllerAvailable=True", "ManilaDriverControllerServiceControllerAvailable=False"),
+			[]string{"OpenStackManilaDriverControllerServiceControllerAvailable"}},
+		{"storage was not Available anyway: nothing to keep",
+			cs("OpenStackManilaDriverControllerServiceControllerAvailable=False", "StarterControllerDegraded=True"),
+			[]string{"OpenStackManilaDriverControllerServiceControllerAvailable", "StarterControllerDegraded"}},
 		{"4.17's types we share are ours; its own are stale",
-			conds("SecretSyncDegraded", "ManilaControllerDisabled", "ManagementStateDegraded", "ResourceSyncControllerDegraded"),
+			cs("SecretSyncDegraded=False", "ManilaControllerDisabled=True", "ManagementStateDegraded=False", "ResourceSyncControllerDegraded=False"),
 			[]string{"SecretSyncDegraded", "ResourceSyncControllerDegraded"}},
 		{"an admin's or another component's condition is nobody's to remove",
-			conds("SomethingElseDegraded", "ManilaDriverControllerServiceControllerAvailable"), nil},
+			cs("SomethingElseDegraded=True", "ManilaDriverControllerServiceControllerAvailable=True"), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := StaleAfterTakeover(tc.conditions, ours); !slices.Equal(got, tc.want) {
@@ -70,14 +96,21 @@ func TestStaleAfterHandBack(t *testing.T) {
 		g          Generation
 		want       []string
 	}{
-		{"4.18 not yet Available: ours stay",
-			conds("ManilaDriverControllerServiceControllerAvailable", "SecretSyncControllerDegraded"), CSIOperator, nil},
+		{"4.18 wrote nothing yet: ours Available stays, the rest of ours goes",
+			cs("ManilaDriverControllerServiceControllerAvailable=True", "SecretSyncControllerDegraded=False"), CSIOperator,
+			[]string{"SecretSyncControllerDegraded"}},
 		{"4.18 Available: every one of ours it does not write goes",
-			conds("ManilaDriverControllerServiceControllerAvailable", "SecretSyncControllerDegraded", "ManagementStateDegraded",
-				"OpenStackManilaDriverControllerServiceControllerAvailable"),
+			cs("ManilaDriverControllerServiceControllerAvailable=True", "SecretSyncControllerDegraded=False", "ManagementStateDegraded=False",
+				"OpenStackManilaDriverControllerServiceControllerAvailable=True"),
 			CSIOperator, []string{"ManilaDriverControllerServiceControllerAvailable", "SecretSyncControllerDegraded"}},
-		{"4.17 shares our controller's Available: the rest of ours goes",
-			conds("ManilaDriverControllerServiceControllerAvailable", "SecretSyncControllerDegraded", "ManilaControllerDisabled"),
+		{"4.18 on a cloud without Manila (Disabled): ours goes",
+			cs("ManilaDriverControllerServiceControllerAvailable=True", "ManilaControllerDisabled=True", "CSIControllerDisabled=True"),
+			CSIOperator, []string{"ManilaDriverControllerServiceControllerAvailable", "ManilaControllerDisabled"}},
+		{"4.18 failing its own checks: ours goes, storage shows the predecessor",
+			cs("ManilaDriverControllerServiceControllerAvailable=True", "ManilaControllerDegraded=True", "StarterControllerDegraded=True"),
+			CSIOperator, []string{"ManilaDriverControllerServiceControllerAvailable", "ManilaControllerDegraded"}},
+		{"4.17 shares our controller's Available and Disabled: the rest of ours goes",
+			cs("ManilaDriverControllerServiceControllerAvailable=True", "SecretSyncControllerDegraded=True", "ManilaControllerDisabled=True"),
 			CSIDriverManilaOperator, []string{"SecretSyncControllerDegraded"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -22,10 +22,11 @@ const ControllerName = "StaleConditionsController"
 // (and any `...Disabled` as a disabled driver) for good.
 //
 // Watches: the ClusterCSIDriver. Writes: its status, removing the condition types that only a
-// predecessor writes (predecessor.StaleAfterTakeover), with an event listing them. Policy: it runs
-// only while this operator leads (it is started after the lease gate), and while Managed; a
-// predecessor's `...Available` goes only once one of ours is there, so that the driver never reads
-// as unavailable in between; conditions of anyone else are never touched.
+// predecessor writes (predecessor.StaleAfterTakeover: each predecessor's exact types), with an event
+// listing them. Policy: it runs only while this operator leads (it is started after the lease gate),
+// and while Managed; a predecessor's `...Available` or `...Disabled` goes only once this operator's
+// own conditions keep the driver Available in cluster-storage-operator's view (pkg/csoview), so that
+// storage never reads as unavailable in between; conditions of anyone else are never touched.
 type Controller struct {
 	client v1helpers.OperatorClient
 	ours   []string
