@@ -150,6 +150,10 @@ func (o *Options) ownControllers(ctx context.Context, f Flavour, c *clients, in 
 		Listings:           listings,
 		OperatorConfig:     in.config,
 		Verified:           verifiedCredentials,
+		EverFound: func() bool {
+			_, found := in.store.Get(state.ManilaFoundKey)
+			return found
+		},
 		OnManilaFound: func([]manilatypes.ShareType) {
 			// Persisted first, so that a new process keeps the operand even if this one dies now.
 			if _, found := in.store.Get(state.ManilaFoundKey); !found {

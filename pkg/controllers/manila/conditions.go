@@ -22,6 +22,9 @@ const (
 	ReasonInvalidCredentials = "InvalidCredentials"
 	ReasonCredentialsMissing = "CredentialsMissing"
 	ReasonOpenStackError     = "OpenStackError"
+	// ReasonManilaNotReached: Keystone or Manila never answered since the operator was installed, so
+	// nothing of the driver is installed yet (as both predecessors report it: Disabled, not Degraded).
+	ReasonManilaNotReached = "ManilaNotReached"
 	ReasonAsExpected         = "AsExpected"
 	// ReasonPlatformNotOpenStack: Infrastructure/cluster names another platform; nothing is asked of OpenStack.
 	ReasonPlatformNotOpenStack = "PlatformNotOpenStack"
@@ -64,9 +67,13 @@ func (o Observation) Answered() bool {
 }
 
 // statusUpdates turns an observation into condition changes. failures counts consecutive failed
-// polls including this one; grace is how many are tolerated before Degraded.
-// A failure never touches Disabled: a cloud that had Manila a minute ago still has it.
-func statusUpdates(obs Observation, failures, grace int) []v1helpers.UpdateStatusFunc {
+// polls including this one; grace is how many are tolerated before Degraded; everFound is whether
+// Manila was ever found on this cluster (state.ManilaFoundKey).
+// Once Manila was found, a failure never touches Disabled: a cloud that had Manila a minute ago still
+// has it. Before, a failed poll reads as a driver not installed (Disabled, ManilaNotReached) unless a
+// Disabled already says why, and never as Degraded: the driver has nothing to lose yet, and
+// cluster-storage-operator would otherwise report storage unavailable from the first poll on.
+func statusUpdates(obs Observation, failures, grace int, everFound bool) []v1helpers.UpdateStatusFunc {
 	notDegraded := v1helpers.UpdateConditionFn(operatorv1.OperatorCondition{
 		Type: ConditionDegraded, Status: operatorv1.ConditionFalse, Reason: ReasonAsExpected})
 	degraded := func(reason string) v1helpers.UpdateStatusFunc {
@@ -93,12 +100,26 @@ func statusUpdates(obs Observation, failures, grace int) []v1helpers.UpdateStatu
 			return []v1helpers.UpdateStatusFunc{degraded(ReasonCredentialsMissing)}
 		}
 	case PollFailed:
+		if !everFound {
+			return []v1helpers.UpdateStatusFunc{clearIfReason(ConditionDegraded, ReasonInvalidCredentials), unlessPresent(ConditionDisabled,
+				disabled(ReasonManilaNotReached, "Keystone or Manila has not answered since the operator was installed, so the Manila CSI driver is not installed yet: "+obs.Err.Error()))}
+		}
 		if failures >= grace {
 			return []v1helpers.UpdateStatusFunc{degraded(ReasonOpenStackError)}
 		}
 	}
 	// Within the grace period the verdict on earlier, invalid credentials no longer holds.
 	return []v1helpers.UpdateStatusFunc{clearIfReason(ConditionDegraded, ReasonInvalidCredentials)}
+}
+
+// unlessPresent applies update only while the condition type is absent.
+func unlessPresent(condType string, update v1helpers.UpdateStatusFunc) v1helpers.UpdateStatusFunc {
+	return func(status *operatorv1.OperatorStatus) error {
+		if v1helpers.FindOperatorCondition(status.Conditions, condType) != nil {
+			return nil
+		}
+		return update(status)
+	}
 }
 
 // clearIfReason sets the condition False when it is True for the given reason.

@@ -19,6 +19,7 @@ func TestStatusUpdates(t *testing.T) {
 		wantDisabled string // reason, "" = absent
 		wantDegraded operatorv1.ConditionStatus
 		wantReason   string
+		neverFound   bool
 	}{
 		{name: "found removes Disabled", obs: Observation{Outcome: ManilaFound, ShareTypes: 2},
 			start: []operatorv1.OperatorCondition{disabledBefore}, wantDegraded: operatorv1.ConditionFalse},
@@ -32,6 +33,12 @@ func TestStatusUpdates(t *testing.T) {
 		{name: "failure keeps an earlier Disabled as it was", obs: Observation{Outcome: PollFailed, Err: boom}, failures: 3,
 			start: []operatorv1.OperatorCondition{disabledBefore}, wantDisabled: ReasonNoManilaService,
 			wantDegraded: operatorv1.ConditionTrue, wantReason: ReasonOpenStackError},
+		{name: "never found: a failure reads as not installed, not Degraded", obs: Observation{Outcome: PollFailed, Err: boom}, failures: 5,
+			neverFound: true, wantDisabled: ReasonManilaNotReached},
+		{name: "never found: a failure keeps an earlier Disabled's reason", obs: Observation{Outcome: PollFailed, Err: boom}, failures: 1,
+			neverFound: true, start: []operatorv1.OperatorCondition{disabledBefore}, wantDisabled: ReasonNoManilaService},
+		{name: "never found: invalid credentials still degrade", obs: Observation{Outcome: InputInvalid, Err: boom}, failures: 1,
+			neverFound: true, wantDegraded: operatorv1.ConditionTrue, wantReason: ReasonInvalidCredentials},
 		{name: "missing secret within grace", obs: Observation{Outcome: InputMissing, Err: boom}, failures: 1},
 		{name: "missing secret past grace", obs: Observation{Outcome: InputMissing, Err: boom}, failures: 3,
 			wantDegraded: operatorv1.ConditionTrue, wantReason: ReasonCredentialsMissing},
@@ -41,7 +48,7 @@ func TestStatusUpdates(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			status := &operatorv1.OperatorStatus{Conditions: append([]operatorv1.OperatorCondition(nil), tt.start...)}
-			for _, update := range statusUpdates(tt.obs, tt.failures, 3) {
+			for _, update := range statusUpdates(tt.obs, tt.failures, 3, !tt.neverFound) {
 				if err := update(status); err != nil {
 					t.Fatal(err)
 				}
@@ -78,7 +85,7 @@ func TestGraceClearsAnInvalidCredentialsVerdict(t *testing.T) {
 	} {
 		status := &operatorv1.OperatorStatus{Conditions: []operatorv1.OperatorCondition{
 			{Type: ConditionDegraded, Status: operatorv1.ConditionTrue, Reason: tc.reason, Message: "old"}}}
-		for _, update := range statusUpdates(Observation{Outcome: PollFailed, Err: errors.New("timeout")}, 1, 3) {
+		for _, update := range statusUpdates(Observation{Outcome: PollFailed, Err: errors.New("timeout")}, 1, 3, true) {
 			if err := update(status); err != nil {
 				t.Fatal(err)
 			}

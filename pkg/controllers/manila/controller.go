@@ -44,6 +44,9 @@ type Config struct {
 	Grace int
 	// OpenStackTransport, if set, wraps the HTTP transport to Keystone and Manila.
 	OpenStackTransport func(http.RoundTripper) http.RoundTripper
+	// EverFound, if set, says whether Manila was ever found on this cluster (by any process); unset
+	// means it was (a failed poll then never reads as Disabled).
+	EverFound func() bool
 	// OnManilaFound runs after every poll that found Manila with share types; it must be idempotent.
 	OnManilaFound func(shareTypes []manilatypes.ShareType)
 	// Listings receives every successful share-type listing, empty ones included.
@@ -191,7 +194,7 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		updates = append(updates, offOpenStack(other)...)
 	case spec.ManagementState == operatorv1.Managed:
 		if obs, polled := c.pollIfDue(ctx); polled {
-			c.lastStatus = statusUpdates(obs, c.failures, c.cfg.Grace)
+			c.lastStatus = statusUpdates(obs, c.failures, c.cfg.Grace, c.cfg.EverFound == nil || c.cfg.EverFound())
 		}
 		// Re-applying the last observation costs nothing when the status already shows it, and a
 		// failed status write is retried without asking OpenStack again.
