@@ -25,7 +25,7 @@ const (
 	// ReasonManilaNotReached: Keystone or Manila never answered since the operator was installed, so
 	// nothing of the driver is installed yet (as both predecessors report it: Disabled, not Degraded).
 	ReasonManilaNotReached = "ManilaNotReached"
-	ReasonAsExpected         = "AsExpected"
+	ReasonAsExpected       = "AsExpected"
 	// ReasonPlatformNotOpenStack: Infrastructure/cluster names another platform; nothing is asked of OpenStack.
 	ReasonPlatformNotOpenStack = "PlatformNotOpenStack"
 )
