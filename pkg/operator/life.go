@@ -218,10 +218,10 @@ func (l *life) yield() (event, error) {
 	return evPredecessorLetGo, nil
 }
 
-// handOver stops the controllers and, when a predecessor leads (a rollout of cluster-storage-
-// operator's Deployment to its image runs its pod before this one stops), hands the ClusterCSIDriver
-// back to it within HandOverWait. With no predecessor there it returns at once: this operator's next
-// process, if any, takes its lease as soon as this one releases it.
+// handOver stops the controllers and, when a predecessor leads or a rollout replaces this pod (as
+// cluster-storage-operator's swap to a predecessor's image does: the new pod may be running before it
+// leads), hands the ClusterCSIDriver back to a predecessor within HandOverWait. Otherwise it returns at
+// once: this operator's next process, if any, takes its lease as soon as this one releases it.
 func (l *life) handOver() event {
 	l.stopControllers()
 	if l.handingBack != nil {
@@ -230,17 +230,47 @@ func (l *life) handOver() event {
 	if l.handedBack || l.o.HandOverWait <= 0 {
 		return evReady
 	}
-	h, held := l.gate.Held()
-	if !held {
-		klog.Infof("Stopping: no predecessor leads, nothing to hand over")
-		return evReady
-	}
-	l.holder = h
 	ctx, cancel := context.WithTimeout(context.Background(), l.o.HandOverWait)
 	defer cancel()
+	h, held := l.gate.Held()
+	if !held {
+		if !replacedByRollout(ctx, l.c.mgmtKube, l.gate.Namespace()) {
+			klog.Infof("Stopping: no predecessor leads and no rollout replaces this pod, nothing to hand over")
+			return evReady
+		}
+		if h, held = l.awaitNextLeader(ctx); !held {
+			klog.Infof("Stopping: no predecessor led within %s, nothing handed over", l.o.HandOverWait)
+			return evReady
+		}
+	}
+	l.holder = h
 	// Repeated for a few seconds: a sync running as the controllers stopped may still write.
 	if !l.handBackUntilSettled(ctx, 5*time.Second) {
 		klog.Infof("%s did not take the ClusterCSIDriver within %s; its conditions stay as this operator left them", h.Generation.Name, l.o.HandOverWait)
 	}
 	return evReady
+}
+
+// awaitNextLeader waits for whoever leads after a rollout: a predecessor (returned) or this
+// operator's own next process (its lease taken by another holder: nothing to hand over).
+func (l *life) awaitNextLeader(ctx context.Context) (leasegate.Holder, bool) {
+	var h leasegate.Holder
+	var held bool
+	_ = wait.PollUntilContextCancel(ctx, handBackPoll/4, true, func(ctx context.Context) (bool, error) {
+		if h, held = l.gate.Held(); held {
+			return true, nil
+		}
+		return l.successorLeads(ctx), nil
+	})
+	return h, held
+}
+
+// successorLeads is whether another process of this operator holds its lease now.
+func (l *life) successorLeads(ctx context.Context) bool {
+	lease, err := l.c.mgmtKube.CoordinationV1().Leases(l.gate.Namespace()).Get(ctx, names.OperatorName+"-lock", metav1.GetOptions{})
+	if err != nil {
+		return false
+	}
+	holder, _, live := leasegate.Live(lease, l.c.clock.Now())
+	return live && holder != l.o.identity
 }

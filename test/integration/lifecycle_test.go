@@ -97,7 +97,7 @@ func TestLifeStopsAtOnceWithoutPredecessor(t *testing.T) {
 	if err := run.terminate(t); err != nil {
 		t.Errorf("exit after SIGTERM: %v", err)
 	}
-	run.waitForLog(t, "no predecessor leads, nothing to hand over")
+	run.waitForLog(t, "no predecessor leads and no rollout replaces this pod, nothing to hand over")
 	l, err := world.Kube.CoordinationV1().Leases(names.OperatorNamespace).Get(context.Background(), names.OperatorName+"-lock", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
