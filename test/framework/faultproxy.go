@@ -2,6 +2,8 @@ package framework
 
 import (
 	"context"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -45,6 +47,8 @@ func StartAPIFaultProxy(t testing.TB, cp *ControlPlane) *APIFaultProxy {
 	backend := httputil.NewSingleHostReverseProxy(target)
 	backend.Transport = transport
 	backend.FlushInterval = -1 // watches stream
+	// A watch cut by a stopped API server is the client's to notice, not the proxy's to log.
+	backend.ErrorLog = log.New(io.Discard, "", 0)
 	p := &APIFaultProxy{ca: NewTLSCA(t), refuse: map[string]bool{}, refused: map[string]int{}}
 	p.URL = p.ca.ServeHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if rule, ok := p.match(r.URL.Path); ok {
