@@ -23,8 +23,8 @@ CRD_DIR    := $(OUTPUT)/crds
 # manila-csi-plugin, csi-provisioner, csi-resizer, kube-controller-manager and the CSI node stand-in
 # of the end-to-end provisioning world (hack/provisioning.sh).
 PROV_BIN   := $(BIN)/provisioning
-# cluster-storage-operator (main and release-4.17) and the two OpenShift Manila operators it ran before
-# (hack/cso.sh), for test/framework/cso.go.
+# cluster-storage-operator (main, release-4.20, release-4.17) and the two OpenShift Manila operators it ran
+# before (hack/cso.sh), for test/framework/cso.go.
 CSO_BIN    := $(BIN)/cso
 TEST_ENV   := TEST_K8S_BIN_DIR=$(K8S_BIN) TEST_CRD_DIR=$(CRD_DIR) TEST_PROVISIONING_BIN_DIR=$(PROV_BIN) TEST_CSO_BIN_DIR=$(CSO_BIN)
 OPERATOR   := $(BIN)/manila-csi-driver-operator
@@ -71,7 +71,7 @@ fuzz:
 test-unit:
 	$(GO) test -count=1 ./pkg/... ./cmd/... ./assets/... ./manifests/...
 
-test-deps: deps-apt deps-controlplane deps-crds deps-provisioning
+test-deps: deps-apt deps-controlplane deps-crds deps-provisioning deps-cso
 
 deps-apt:
 	@echo "== step: apt packages (Keystone, Manila API, scheduler and share service, PostgreSQL, uwsgi, openssl, curl)"
@@ -82,10 +82,12 @@ deps-provisioning:
 	@echo "== step: build the provisioning world (manila-csi-plugin, csi-provisioner, csi-resizer, csi-snapshotter, snapshot-controller, kube-controller-manager)"
 	GOFLAGS= K8S_VERSION=$(K8S_VERSION) bash hack/provisioning.sh build $(PROV_BIN)
 
-# Not yet in test-deps: the module proxy refuses the pinned modules (see hack/cso.sh); the step fails
-# naming each refused module@commit.
+# Idempotent: each binary carries a version stamp naming its commit and source and is built once. The
+# module proxy is asked first; it refuses these commits, so they are built from the checked source
+# archives in UPSTREAM_DIR (default ../shared/upstream or /work/shared/upstream; see hack/cso.sh). The
+# step fails naming the binary and why (no archive, checksum mismatch, build error).
 deps-cso:
-	@echo "== step: build cluster-storage-operator (main, 4.17) and the 4.17 and 4.18+ Manila operators"
+	@echo "== step: build cluster-storage-operator (main, 4.20, 4.17) and the 4.17 and 4.18+ Manila operators"
 	GOFLAGS= bash hack/cso.sh build $(CSO_BIN)
 
 deps-controlplane: $(K8S_BIN)/kube-apiserver $(K8S_BIN)/etcd

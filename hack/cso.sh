@@ -95,8 +95,11 @@ unpack() {
   local up stem archive sum want t
   up=$(upstream_dir)
   stem="${1##*/}-${2:0:12}"
-  [ -n "$up" ] && [ -d "$up" ] ||
-    { ERR="no archive directory (set UPSTREAM_DIR; looked in $ROOT/../shared/upstream and /work/shared/upstream)"; return 1; }
+  if [ -n "${UPSTREAM_DIR:-}" ]; then
+    [ -d "$up" ] || { ERR="no archive directory: UPSTREAM_DIR=$up is not a directory"; return 1; }
+  elif [ -z "$up" ]; then
+    ERR="no archive directory (set UPSTREAM_DIR; looked in $ROOT/../shared/upstream and /work/shared/upstream)"; return 1
+  fi
   archive="$up/$stem.tar.xz"
   [ -f "$archive" ] || { ERR="no archive $archive"; return 1; }
   want=$(awk -v f="$stem.tar.xz" '$2 == f || $2 == "*" f {print $1}' "$up/SHA256SUMS" 2>/dev/null)
@@ -127,7 +130,7 @@ build_dir() {
 # build_module NAME MODULE COMMIT PKG: builds ./PKG of MODULE at COMMIT into OUT/NAME, from the proxy
 # when it serves MODULE@COMMIT, else from the archive. Returns 1 with the reason in ERR.
 build_module() {
-  local name=$1 module=$2 commit=$3 pkg=$4 want="$2@$3" src t refusal
+  local name=$1 module=$2 commit=$3 pkg=$4 want="$2@$3" src t
   if fresh "$name" "$want"; then log "$name: $want already built ($(cut -d' ' -f2- "$OUT/.$name.version"))"; return 0; fi
   t=$(now)
   if download "$want"; then
@@ -136,9 +139,8 @@ build_module() {
     build_dir "$name" "$src" "$pkg" || return 1
     stamp "$name" "$want proxy $VERSION"
   else
-    refusal=${ERR:-no answer}
-    log "$name: the module proxy refused $want ($refusal); building from the archive"
-    unpack "$module" "$commit" || { ERR="the module proxy refused it ($refusal) and the archive failed: $ERR"; return 1; }
+    log "$name: the module proxy refused $want (${ERR:-no answer}); building from the archive"
+    unpack "$module" "$commit" || { ERR="refused by the module proxy, and $ERR"; return 1; }
     build_dir "$name" "$SRC" "$pkg" || return 1
     stamp "$name" "$want archive ${SRC##*/}.tar.xz"
   fi
@@ -160,15 +162,15 @@ copy_crds() {
 cmd_build() {
   OUT=${1:?usage: build OUT_DIR}; mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
   SRC_DIR=${SRC_DIR:-$(dirname "$(dirname "$OUT")")/cso-src}
-  local t0 failed=() name module commit pkg; t0=$(now)
+  local t0 failed=() name module commit pkg msg; t0=$(now)
   # One build at a time per OUT_DIR (a parallel `make test-deps` waits for this one).
   exec 9>"$OUT/.lock"; flock 9
   copy_crds
   while read -r name module commit pkg; do
     [ -n "$name" ] || continue
-    build_module "$name" "$module" "$commit" "$pkg" </dev/null || { log "$name: ERROR: $ERR"; failed+=("$name: $ERR"); }
+    build_module "$name" "$module" "$commit" "$pkg" </dev/null || { log "$name: ERROR: $ERR"; failed+=("$name ($ERR)"); }
   done <<<"$BINARIES"
-  [ "${#failed[@]}" -eq 0 ] || die "not built: $(printf '%s; ' "${failed[@]}")"
+  [ "${#failed[@]}" -eq 0 ] || { msg=$(printf '%s; ' "${failed[@]}"); die "not built: ${msg%; }"; }
   log "all built in $(since "$t0"): $(cd "$OUT" && echo *)"
 }
 

@@ -24,19 +24,22 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// CSOBinDir holds what hack/cso.sh builds: cluster-storage-operator (main), cluster-storage-operator-4.17,
-// the two OpenShift Manila operators it ran (csi-driver-manila-operator-4.17,
+// CSOBinDir holds what hack/cso.sh builds: cluster-storage-operator (main), cluster-storage-operator-4.20,
+// cluster-storage-operator-4.17, the two OpenShift Manila operators it ran (csi-driver-manila-operator-4.17,
 // openstack-manila-csi-driver-operator) and crds/ (the Storage CRD).
 func CSOBinDir() string { return envOr("TEST_CSO_BIN_DIR", "_output/bin/cso") }
 
-// CSOGeneration says which cluster-storage-operator runs: the two shapes in which OpenShift has
-// deployed its Manila operator.
+// CSOGeneration says which cluster-storage-operator runs: the release branches whose shapes of
+// deploying OpenShift's Manila operator the world runs.
 type CSOGeneration string
 
 const (
 	// CSOMain is CSO of main (4.18+ and 5.0 shape): csi-operator's Manila operator from
 	// assets/csidriveroperators/openstack-manila, started with --config, and its config ConfigMap.
 	CSOMain CSOGeneration = "main"
+	// CSO420 is CSO of release-4.20 (the 4.19-4.22 shape): csi-operator's Manila operator from
+	// assets/csidriveroperators/openstack-manila, `start -v=N` only, no config ConfigMap.
+	CSO420 CSOGeneration = "4.20"
 	// CSO417 is CSO of release-4.17: csi-driver-manila-operator from assets/csidriveroperators/manila,
 	// `start -v=N` only, no config ConfigMap.
 	CSO417 CSOGeneration = "4.17"
@@ -97,7 +100,7 @@ type CSO struct {
 }
 
 // csoVersions are the release versions the world's CSO runs as, one per generation.
-var csoVersions = map[CSOGeneration]string{CSOMain: "5.0.0-test", CSO417: "4.17.0-test"}
+var csoVersions = map[CSOGeneration]string{CSOMain: "5.0.0-test", CSO420: "4.20.0-test", CSO417: "4.17.0-test"}
 
 // StartCSO runs cluster-storage-operator against the world until the test ends, after giving the
 // world what a cluster has for it (see prepareCSO): the cluster-version operator's part (CSO's
@@ -117,7 +120,8 @@ func (w *World) StartCSO(t testing.TB, opts CSOOptions) *CSO {
 	if gen == "" {
 		gen = CSOMain
 	}
-	name := map[CSOGeneration]string{CSOMain: "cluster-storage-operator", CSO417: "cluster-storage-operator-4.17"}[gen]
+	name := map[CSOGeneration]string{CSOMain: "cluster-storage-operator", CSO420: "cluster-storage-operator-4.20",
+		CSO417: "cluster-storage-operator-4.17"}[gen]
 	if name == "" {
 		t.Fatalf("unknown CSO generation %q", gen)
 	}
@@ -158,7 +162,8 @@ func (w *World) StartCSO(t testing.TB, opts CSOOptions) *CSO {
 func (c *CSO) releaseEnv(opts CSOOptions) map[string]string {
 	operatorImage := opts.OperatorImage
 	if operatorImage == "" {
-		operatorImage = map[CSOGeneration]string{CSOMain: ImagePredecessor418, CSO417: ImagePredecessor417}[c.Generation]
+		operatorImage = map[CSOGeneration]string{CSOMain: ImagePredecessor418, CSO420: ImagePredecessor418,
+			CSO417: ImagePredecessor417}[c.Generation]
 	}
 	img := func(name string) string { return "registry.test/openshift/" + name + ":" + c.Version }
 	env := map[string]string{
