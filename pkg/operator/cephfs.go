@@ -108,8 +108,9 @@ func newCephFSController(c *clients, recorder events.Recorder, render resourceap
 	controllerHooks, nodeHooks, cephCSIHooks, informers := CephFSWorkloadHooks(in, image)
 	cephCSIManifest := mustRender(render, assets.CephCSINodeDaemonSet)
 	never := func() bool { return false }
+	status := optionalInstanceClient{c.operatorClient}
 	newInstance := func() cephfs.Instance {
-		set := csicontrollerset.NewCSIControllerSet(c.operatorClient, recorder).
+		set := csicontrollerset.NewCSIControllerSet(status, recorder).
 			WithStaticResourcesController(cephFSStaticResourcesController, c.kube, c.dynamic, static, render, assets.CephFSStaticResources()).
 			WithConditionalStaticResourcesController(cephFSVolumeSnapshotClassController, c.kube, c.dynamic, static, render,
 				[]string{assets.CephFSVolumeSnapshotClass}, crdExists, never).
@@ -118,7 +119,7 @@ func newCephFSController(c *clients, recorder events.Recorder, render resourceap
 			WithCSIDriverNodeService(cephFSNodeServiceController, render, assets.CephFSNodeDaemonSet, c.kube,
 				operandInformers, slices.Clone(informers), nodeHooks...)
 		cephCSI := csidrivernodeservicecontroller.NewCSIDriverNodeServiceController(cephCSINodeServiceController,
-			cephCSIManifest, recorder, c.operatorClient, c.kube, daemonSets, slices.Clone(informers), cephCSIHooks...)
+			cephCSIManifest, recorder, status, c.kube, daemonSets, slices.Clone(informers), cephCSIHooks...)
 		return cephFSInstance{set: set, cephCSI: cephCSI}
 	}
 	return cephfs.NewController(cephfs.Deps{
