@@ -1,9 +1,3 @@
-//go:build cso
-
-// The cso build tag keeps this test out of `make test` until hack/cso.sh can build
-// cluster-storage-operator (the module proxy refuses its modules today). Run it with
-//   go test -tags cso -count=1 -run TestCSOAppliesManilaOperator ./test/integration/
-
 package integration
 
 import (
@@ -40,7 +34,7 @@ func TestCSOAppliesManilaOperator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, gen := range []framework.CSOGeneration{framework.CSOMain, framework.CSO417} {
+	for _, gen := range []framework.CSOGeneration{framework.CSOMain, framework.CSO420, framework.CSO417} {
 		t.Run(string(gen), func(t *testing.T) { testCSOAppliesManilaOperator(t, gen) })
 		framework.Eventually(t, framework.DefaultTimeout, "the world as before CSO "+string(gen), func(ctx context.Context) error {
 			d, err := world.Kube.AppsV1().Deployments(names.OperatorNamespace).Get(ctx, framework.CSOManilaDeployment, metav1.GetOptions{})
