@@ -187,8 +187,8 @@ func TestMissingCredentialsSecret(t *testing.T) {
 	}
 }
 
-// Keystone served over TLS with a CA the test generates: without the CA the operator fails with a
-// clear TLS error; with it in openshift-config/cloud-provider-config it succeeds, copies the CA to the
+// Keystone served over TLS with a CA the test generates: without the CA the operator reports (as not
+// reached yet: Manila was never found) a clear TLS error; with it in openshift-config/cloud-provider-config it succeeds, copies the CA to the
 // operand namespace, points the driver at it and mounts it into the driver pods. A CA that is not PEM
 // is reported and the last good copy stays.
 func TestOpenStackCAChain(t *testing.T) {
@@ -206,9 +206,10 @@ func TestOpenStackCAChain(t *testing.T) {
 	})
 	startOperator(t, "", framework.ShareTypeSpec{Name: "default"})
 
-	cond := world.WaitForCondition(t, manila.ConditionDegraded, operatorv1.ConditionTrue)
-	if !strings.Contains(cond.Message, "certificate") {
-		t.Errorf("without the CA: Degraded %q does not say it is a certificate problem", cond.Message)
+	// Before Manila was ever found, a poll that fails reads as a driver not installed yet, with why.
+	cond := world.WaitForCondition(t, manila.ConditionDisabled, operatorv1.ConditionTrue)
+	if cond.Reason != manila.ReasonManilaNotReached || !strings.Contains(cond.Message, "certificate") {
+		t.Errorf("without the CA: Disabled %s %q, want %s saying it is a certificate problem", cond.Reason, cond.Message, manila.ReasonManilaNotReached)
 	}
 
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: names.CloudConfigMap, Namespace: names.CloudConfigNamespace},
