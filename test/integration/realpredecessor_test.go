@@ -1,0 +1,168 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	operatorv1 "github.com/openshift/api/operator/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/manila"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/csoview"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/predecessor"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/state"
+	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
+)
+
+// The real predecessors on a cloud without Manila, where most OpenShift-on-OpenStack clusters are:
+// csi-operator (4.18+) writes only CSIControllerDisabled=True (and StarterControllerDegraded=False),
+// csi-driver-manila-operator (4.17) ManilaControllerDisabled=True (a type this operator shares). This operator's binary takes over (the predecessor stopped, as
+// its pod is), then the predecessor starts again while this operator leads (a rollback) and this
+// operator hands the ClusterCSIDriver back. Throughout, the ClusterCSIDriver read as
+// cluster-storage-operator reads it (pkg/csoview) is never unavailable or degraded once it was
+// available; after the takeover nothing of the predecessor's own is left, after the hand-back
+// nothing of this operator's that the predecessor does not write.
+func TestRealPredecessorOnACloudWithoutManila(t *testing.T) {
+	for _, tc := range []struct {
+		p        framework.Predecessor
+		g        predecessor.Generation
+		disabled string
+	}{
+		{framework.Predecessor418, predecessor.CSIOperator, "CSIControllerDisabled"},
+		{framework.Predecessor417, predecessor.CSIDriverManilaOperator, manila.ConditionDisabled},
+	} {
+		t.Run(string(tc.p), func(t *testing.T) { realPredecessorOnACloudWithoutManila(t, tc.p, tc.g, tc.disabled) })
+	}
+}
+
+func realPredecessorOnACloudWithoutManila(t *testing.T, p framework.Predecessor, g predecessor.Generation, disabled string) {
+	ctx := context.Background()
+	world.ResetOperand(t)
+	world.ResetStorageClasses(t)
+	if err := world.Kube.CoreV1().ConfigMaps(names.OperatorNamespace).Delete(ctx, state.ConfigMapName, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+	withoutManilaInCatalog(t)
+	world.CreateClusterCSIDriver(t, operatorv1.Managed)
+	view := watchDriverView(t)
+
+	pred := world.StartRealPredecessor(t, p)
+	world.WaitForCondition(t, disabled, operatorv1.ConditionTrue)
+	pred.Stop(30 * time.Second)
+
+	run := startBinary(t, nil)
+	// 4.17 writes the same type (reason NoManila): this operator's is the one with its reason.
+	framework.Eventually(t, framework.DefaultTimeout, manila.ConditionDisabled+" ("+manila.ReasonNoManilaService+")", func(context.Context) error {
+		if c := world.Condition(t, manila.ConditionDisabled); c == nil || c.Status != operatorv1.ConditionTrue || c.Reason != manila.ReasonNoManilaService {
+			return fmt.Errorf("%+v", c)
+		}
+		return nil
+	})
+	framework.Eventually(t, framework.DefaultTimeout, "the predecessor's own conditions gone", func(ctx context.Context) error {
+		return noConditionsOf(ctx, func(typ string) bool {
+			return g.Writes(typ) && !slices.Contains(g.Shared, typ)
+		})
+	})
+
+	// A rollback: the predecessor leads again while this operator runs.
+	world.StartRealPredecessor(t, p)
+	run.waitForLog(t, "this operator's controllers stopped; it hands the ClusterCSIDriver back")
+	world.WaitForCondition(t, disabled, operatorv1.ConditionTrue)
+	framework.Eventually(t, framework.DefaultTimeout, "this operator's conditions the predecessor does not write gone", func(ctx context.Context) error {
+		return noConditionsOf(ctx, func(typ string) bool {
+			return predecessor.OwnedBy(typ, oursConditionOwners) && !g.Writes(typ)
+		})
+	})
+	if err := run.terminate(t); err != nil {
+		t.Errorf("exit after SIGTERM: %v", err)
+	}
+	for _, bad := range view.afterAvailable() {
+		t.Errorf("as cluster-storage-operator reads it, after it was available: %s", bad)
+	}
+	t.Logf("the ClusterCSIDriver as cluster-storage-operator reads it, each change:\n%s", strings.Join(view.lines(), "\n"))
+}
+
+func noConditionsOf(ctx context.Context, whose func(string) bool) error {
+	d, err := world.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	var left []string
+	for _, c := range d.Status.Conditions {
+		if whose(c.Type) {
+			left = append(left, c.Type)
+		}
+	}
+	if len(left) > 0 {
+		return fmt.Errorf("left: %v", left)
+	}
+	return nil
+}
+
+// driverView samples the ClusterCSIDriver's conditions as cluster-storage-operator reads them.
+type driverView struct {
+	mu      sync.Mutex
+	samples []string
+	bad     []string
+}
+
+func watchDriverView(t *testing.T) *driverView {
+	v := &driverView{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		last, wasAvailable := "", false
+		for {
+			if d, err := world.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{}); err == nil {
+				conds := d.Status.Conditions
+				available, degraded := csoview.Available(conds), csoview.Degraded(conds)
+				var types []string
+				for _, c := range conds {
+					if strings.HasSuffix(c.Type, "Available") || strings.HasSuffix(c.Type, "Disabled") || c.Status == operatorv1.ConditionTrue {
+						types = append(types, c.Type+"="+string(c.Status))
+					}
+				}
+				now := fmt.Sprintf("Available=%v Degraded=%v %v", available, degraded, types)
+				v.mu.Lock()
+				if now != last {
+					v.samples = append(v.samples, now)
+					last = now
+				}
+				if wasAvailable && (!available || degraded) {
+					v.bad = append(v.bad, now)
+				}
+				wasAvailable = wasAvailable || available
+				v.mu.Unlock()
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return v
+}
+
+func (v *driverView) lines() []string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return slices.Clone(v.samples)
+}
+
+func (v *driverView) afterAvailable() []string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return slices.Compact(slices.Clone(v.bad))
+}
