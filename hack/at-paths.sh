@@ -10,12 +10,14 @@ binds=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do binds+=("$1"); shift; done
 [ "${1:-}" = "--" ] || { echo "usage: $0 DIR=PATH... -- CMD [ARGS...]" >&2; exit 2; }
 shift
-state=$(mktemp -d)
+# The overlay's upper and work directories live on a tmpfs over /mnt that only this namespace sees:
+# nothing is left on the host, and no caller's path (which may hold a comma, the overlay's option
+# separator) reaches the mount options.
 exec unshare --mount --propagation private bash -c '
 set -euo pipefail
-state=$1; shift
-mkdir -p "$state/upper" "$state/work"
-mount -t overlay overlay -o lowerdir=/etc,upperdir="$state/upper",workdir="$state/work" /etc
+mount -t tmpfs -o size=1m,mode=0700 tmpfs /mnt
+mkdir -p /mnt/upper /mnt/work
+mount -t overlay overlay -o lowerdir=/etc,upperdir=/mnt/upper,workdir=/mnt/work /etc
 while [ "$1" != "--" ]; do
   dir=${1%%=*} path=${1#*=}
   case "$path" in /etc/*) ;; *) echo "at-paths: $path is not under /etc" >&2; exit 2 ;; esac
@@ -24,4 +26,4 @@ while [ "$1" != "--" ]; do
   shift
 done
 shift
-exec "$@"' at-paths "$state" "${binds[@]}" -- "$@"
+exec "$@"' at-paths "${binds[@]}" -- "$@"

@@ -21,7 +21,8 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
-// The real predecessors on a cloud without Manila, where most OpenShift-on-OpenStack clusters are:
+// The real predecessors on a cloud without Manila, where most OpenShift-on-OpenStack clusters are, and
+// with Keystone unreachable (where both report Disabled too):
 // csi-operator (4.18+) writes only CSIControllerDisabled=True (and StarterControllerDegraded=False),
 // csi-driver-manila-operator (4.17) ManilaControllerDisabled=True (a type this operator shares). This operator's binary takes over (the predecessor stopped, as
 // its pod is), then the predecessor starts again while this operator leads (a rollback) and this
@@ -31,25 +32,29 @@ import (
 // nothing of this operator's that the predecessor does not write.
 func TestRealPredecessorOnACloudWithoutManila(t *testing.T) {
 	for _, tc := range []struct {
+		name     string
 		p        framework.Predecessor
 		g        predecessor.Generation
 		disabled string
+		shape    func(*testing.T)
+		reason   string
 	}{
-		{framework.Predecessor418, predecessor.CSIOperator, "CSIControllerDisabled"},
-		{framework.Predecessor417, predecessor.CSIDriverManilaOperator, manila.ConditionDisabled},
+		{"4.18, no Manila in the catalog", framework.Predecessor418, predecessor.CSIOperator, "CSIControllerDisabled", withoutManilaInCatalog, manila.ReasonNoManilaService},
+		{"4.18, Keystone unreachable", framework.Predecessor418, predecessor.CSIOperator, "CSIControllerDisabled", withKeystoneDown, manila.ReasonManilaNotReached},
+		{"4.17, no Manila in the catalog", framework.Predecessor417, predecessor.CSIDriverManilaOperator, manila.ConditionDisabled, withoutManilaInCatalog, manila.ReasonNoManilaService},
 	} {
-		t.Run(string(tc.p), func(t *testing.T) { realPredecessorOnACloudWithoutManila(t, tc.p, tc.g, tc.disabled) })
+		t.Run(tc.name, func(t *testing.T) { realPredecessorOnACloudWithoutManila(t, tc.p, tc.g, tc.disabled, tc.shape, tc.reason) })
 	}
 }
 
-func realPredecessorOnACloudWithoutManila(t *testing.T, p framework.Predecessor, g predecessor.Generation, disabled string) {
+func realPredecessorOnACloudWithoutManila(t *testing.T, p framework.Predecessor, g predecessor.Generation, disabled string, shape func(*testing.T), reason string) {
 	ctx := context.Background()
 	world.ResetOperand(t)
 	world.ResetStorageClasses(t)
 	if err := world.Kube.CoreV1().ConfigMaps(names.OperatorNamespace).Delete(ctx, state.ConfigMapName, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatal(err)
 	}
-	withoutManilaInCatalog(t)
+	shape(t)
 	world.CreateClusterCSIDriver(t, operatorv1.Managed)
 	view := watchDriverView(t)
 
@@ -59,8 +64,8 @@ func realPredecessorOnACloudWithoutManila(t *testing.T, p framework.Predecessor,
 
 	run := startBinary(t, nil)
 	// 4.17 writes the same type (reason NoManila): this operator's is the one with its reason.
-	framework.Eventually(t, framework.DefaultTimeout, manila.ConditionDisabled+" ("+manila.ReasonNoManilaService+")", func(context.Context) error {
-		if c := world.Condition(t, manila.ConditionDisabled); c == nil || c.Status != operatorv1.ConditionTrue || c.Reason != manila.ReasonNoManilaService {
+	framework.Eventually(t, framework.DefaultTimeout, manila.ConditionDisabled+" ("+reason+")", func(context.Context) error {
+		if c := world.Condition(t, manila.ConditionDisabled); c == nil || c.Status != operatorv1.ConditionTrue || c.Reason != reason {
 			return fmt.Errorf("%+v", c)
 		}
 		return nil
