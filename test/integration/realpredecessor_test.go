@@ -43,7 +43,9 @@ func TestRealPredecessorOnACloudWithoutManila(t *testing.T) {
 		{"4.18, Keystone unreachable", framework.Predecessor418, predecessor.CSIOperator, "CSIControllerDisabled", withKeystoneDown, manila.ReasonManilaNotReached},
 		{"4.17, no Manila in the catalog", framework.Predecessor417, predecessor.CSIDriverManilaOperator, manila.ConditionDisabled, withoutManilaInCatalog, manila.ReasonNoManilaService},
 	} {
-		t.Run(tc.name, func(t *testing.T) { realPredecessorOnACloudWithoutManila(t, tc.p, tc.g, tc.disabled, tc.shape, tc.reason) })
+		t.Run(tc.name, func(t *testing.T) {
+			realPredecessorOnACloudWithoutManila(t, tc.p, tc.g, tc.disabled, tc.shape, tc.reason)
+		})
 	}
 }
 
