@@ -225,16 +225,7 @@ func TestBinaryRunsAsDeployed(t *testing.T) {
 	run := startBinary(t, nil)
 	run.waitHealthy(t)
 	world.WaitForCondition(t, "ManagementStateDegraded", operatorv1.ConditionFalse)
-	framework.Eventually(t, framework.DefaultTimeout, "the leader election lease", func(ctx context.Context) error {
-		l, err := world.Kube.CoordinationV1().Leases(names.OperatorNamespace).Get(ctx, names.OperatorName+"-lock", metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		if l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity == "" {
-			return fmt.Errorf("lease %s is not held", l.Name)
-		}
-		return nil
-	})
+	waitLeaseHeld(t)
 	framework.Eventually(t, framework.DefaultTimeout, "an event naming the operator's Deployment", func(ctx context.Context) error {
 		evs, err := world.Kube.CoreV1().Events(names.OperatorNamespace).List(ctx, metav1.ListOptions{})
 		if err != nil {
