@@ -187,7 +187,7 @@ func (l *life) await() (event, error) {
 func (l *life) lead() (event, error) {
 	ctx, cancel := context.WithCancel(l.leading)
 	l.stopControllers = cancel
-	started, err := l.o.startControllers(ctx, l)
+	started, err := l.startControllers(ctx)
 	switch {
 	case err != nil:
 		return evFailed, err

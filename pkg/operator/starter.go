@@ -52,9 +52,8 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 
 // startControllers starts the informers and controllers, which run until ctx ends; false when ctx
 // ended before the caches synced. Each one-off report it writes is retried while l leads.
-func (o *Options) startControllers(ctx context.Context, l *life) (bool, error) {
-	s, f, c, guest := l.s, l.f, l.c, l.guest
-	cc := l.cc
+func (l *life) startControllers(ctx context.Context) (bool, error) {
+	o, s, f, c, guest, cc := l.o, l.s, l.f, l.c, l.guest, l.cc
 	recorder := newRecorder(ctx, c.kube, names.OperatorName, c.clock, f.IsHosted())
 	go func() {
 		<-ctx.Done()
