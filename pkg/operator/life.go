@@ -93,7 +93,12 @@ func (l *life) ended() event {
 
 // retry runs fn until it succeeds, with backoff, logging each failure; false when leading ends first.
 func (l *life) retry(what string, fn func(context.Context) error) bool {
-	err := wait.ExponentialBackoffWithContext(l.leading, retryBackoff, func(ctx context.Context) (bool, error) {
+	return retryUntil(l.leading, what, fn)
+}
+
+// retryUntil is retry until ctx ends.
+func retryUntil(ctx context.Context, what string, fn func(context.Context) error) bool {
+	err := wait.ExponentialBackoffWithContext(ctx, retryBackoff, func(ctx context.Context) (bool, error) {
 		if err := fn(ctx); err != nil {
 			if ctx.Err() == nil {
 				klog.Errorf("%s (retried): %v", what, err)
@@ -160,12 +165,8 @@ func (l *life) await() (event, error) {
 		reported = make(chan struct{})
 		go func() {
 			defer close(reported)
-			_ = wait.ExponentialBackoffWithContext(reporting, retryBackoff, func(ctx context.Context) (bool, error) {
-				err := setCondition(ctx, l.c, predecessorLeaseCondition(msg))
-				if err != nil && ctx.Err() == nil {
-					klog.Errorf("Reporting the predecessor's lease on ClusterCSIDriver %s (retried): %v", names.CSIDriverName, err)
-				}
-				return err == nil, nil
+			retryUntil(reporting, "Reporting the predecessor's lease on ClusterCSIDriver "+names.CSIDriverName, func(ctx context.Context) error {
+				return setCondition(ctx, l.c, predecessorLeaseCondition(msg))
 			})
 		}()
 	})

@@ -3,6 +3,7 @@ package operator
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -197,6 +198,10 @@ func (o *Options) ownControllers(ctx context.Context, f Flavour, c *clients, in 
 	return []factory.Controller{manilaController, configController, storageClassController, secretsync.NewController(secretSyncDeps),
 		runtimeConfigController, staleconditions.NewController(c.operatorClient, conditionOwners, recorder)}
 }
+
+// ConditionOwners returns the owners of every condition type this operator's controllers write
+// (conditionOwners), for tests that read the ClusterCSIDriver as the operator does.
+func ConditionOwners() []string { return slices.Clone(conditionOwners) }
 
 // conditionOwners are the owners of every condition type this operator's controllers write, its own
 // and library-go's (<owner><Available|Progressing|Degraded|Upgradeable|Disabled>): ManagementState and
