@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -83,73 +82,33 @@ func realCSOReadsOurStatus(t *testing.T, gen framework.CSOGeneration, shape func
 	if !csoview.Available(d.Status.Conditions) || csoview.Degraded(d.Status.Conditions) {
 		t.Errorf("after the stop the ClusterCSIDriver reads unavailable or degraded: %v", d.Status.Conditions)
 	}
-	for _, bad := range history.afterFirst(available+"=True", []string{available + "=False", available + "=Unknown",
-		framework.CSOManilaConditionPfx + "Degraded=True"}) {
+	has := func(part string) func(string) bool {
+		return func(l string) bool { return strings.Contains(l, part+" ") }
+	}
+	for _, bad := range history.After(has(available+"=True"), func(l string) bool {
+		return has(available+"=False")(l) || has(available+"=Unknown")(l) || has(framework.CSOManilaConditionPfx+"Degraded=True")(l)
+	}) {
 		t.Errorf("CSO's view of Manila after it first read Available: %s", bad)
 	}
-	t.Logf("CSO's Manila conditions as sampled:\n%s", strings.Join(history.lines(), "\n"))
+	t.Logf("CSO's Manila conditions as sampled:\n%s", strings.Join(history.Lines(), "\n"))
 }
 
-// csoManilaHistory samples CSO's ManilaCSIDriverOperatorCR* conditions in its Storage CR, keeping each change.
-type csoManilaHistory struct {
-	mu      sync.Mutex
-	samples []string // "Type=Status (Reason)" lists, one per change
-}
-
-func watchCSOManila(t *testing.T, cso *framework.CSO) *csoManilaHistory {
-	h := &csoManilaHistory{}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(200 * time.Millisecond)
-		defer tick.Stop()
-		last := ""
-		for {
-			if s, err := cso.Storage(ctx); err == nil {
-				var parts []string
-				for _, c := range s.Status.Conditions {
-					if strings.HasPrefix(c.Type, framework.CSOManilaConditionPfx) {
-						parts = append(parts, fmt.Sprintf("%s=%s (%s)", c.Type, c.Status, c.Reason))
-					}
-				}
-				h.mu.Lock()
-				if now := strings.Join(parts, ", "); now != last {
-					h.samples = append(h.samples, now)
-					last = now
-				}
-				h.mu.Unlock()
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
+// watchCSOManila samples CSO's ManilaCSIDriverOperatorCR* conditions in its Storage CR, as
+// "Type=Status (Reason), ..." lines.
+func watchCSOManila(t *testing.T, cso *framework.CSO) *framework.Changes {
+	return framework.SampleChanges(t, 200*time.Millisecond, func(ctx context.Context) (string, error) {
+		s, err := cso.Storage(ctx)
+		if err != nil {
+			return "", err
+		}
+		var parts []string
+		for _, c := range s.Status.Conditions {
+			if strings.HasPrefix(c.Type, framework.CSOManilaConditionPfx) {
+				parts = append(parts, fmt.Sprintf("%s=%s (%s)", c.Type, c.Status, c.Reason))
 			}
 		}
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	return h
-}
-
-func (h *csoManilaHistory) lines() []string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]string(nil), h.samples...)
-}
-
-// afterFirst returns the samples, from the first that shows first on, that show any of bad.
-func (h *csoManilaHistory) afterFirst(first string, bad []string) []string {
-	var out []string
-	seen := false
-	for _, s := range h.lines() {
-		seen = seen || strings.Contains(s, first+" ")
-		for _, b := range bad {
-			if seen && strings.Contains(s, b+" ") {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
+		return strings.Join(parts, ", "), nil
+	})
 }
 
 func withoutManilaInCatalog(t *testing.T) {

@@ -35,13 +35,9 @@ import (
 // lease (library-go's retry period is 26 s) and the operand's rollouts.
 const csoSwapTimeout = 3 * time.Minute
 
-// oursConditionOwners are this operator's condition owners (pkg/operator/starter.go
-// conditionOwners), for predecessor.StaleAfterTakeover as the operator calls it.
-var oursConditionOwners = []string{"ManilaController", "SecretSyncController", "OperatorConfigController", "StorageClassController",
-	"RuntimeConfigController", "WorkloadSelectorController", "ManilaDriverStaticResourcesController",
-	"ManilaDriverControllerServiceController", "ManilaDriverNodeServiceController", "NFSDriverNodeServiceController",
-	"ManilaDriverControlPlaneStaticResourcesController", "VolumeSnapshotClassController", "ServiceMonitorController",
-	"ManilaDriverRetiredResourcesController", "PredecessorLease", "ManagementState", "ConfigObservation"}
+// oursConditionOwners are this operator's condition owners, for predecessor.StaleAfterTakeover as the
+// operator calls it.
+var oursConditionOwners = operator.ConditionOwners()
 
 // TestCSOImageSwap is a release swapping OpenShift's Manila operator for this one and back, as
 // cluster-storage-operator does it: the CSO stand-in (framework.StartCSOStandIn: CSO's objects,

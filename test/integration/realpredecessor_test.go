@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -90,10 +89,11 @@ func realPredecessorOnACloudWithoutManila(t *testing.T, p framework.Predecessor,
 	if err := run.terminate(t); err != nil {
 		t.Errorf("exit after SIGTERM: %v", err)
 	}
-	for _, bad := range view.afterAvailable() {
+	for _, bad := range view.After(func(l string) bool { return strings.HasPrefix(l, "Available=true ") },
+		func(l string) bool { return !strings.HasPrefix(l, "Available=true Degraded=false ") }) {
 		t.Errorf("as cluster-storage-operator reads it, after it was available: %s", bad)
 	}
-	t.Logf("the ClusterCSIDriver as cluster-storage-operator reads it, each change:\n%s", strings.Join(view.lines(), "\n"))
+	t.Logf("the ClusterCSIDriver as cluster-storage-operator reads it, each change:\n%s", strings.Join(view.Lines(), "\n"))
 }
 
 func noConditionsOf(ctx context.Context, whose func(string) bool) error {
@@ -113,63 +113,20 @@ func noConditionsOf(ctx context.Context, whose func(string) bool) error {
 	return nil
 }
 
-// driverView samples the ClusterCSIDriver's conditions as cluster-storage-operator reads them.
-type driverView struct {
-	mu      sync.Mutex
-	samples []string
-	bad     []string
-}
-
-func watchDriverView(t *testing.T) *driverView {
-	v := &driverView{}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		last, wasAvailable := "", false
-		for {
-			if d, err := world.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{}); err == nil {
-				conds := d.Status.Conditions
-				available, degraded := csoview.Available(conds), csoview.Degraded(conds)
-				var types []string
-				for _, c := range conds {
-					if strings.HasSuffix(c.Type, "Available") || strings.HasSuffix(c.Type, "Disabled") || c.Status == operatorv1.ConditionTrue {
-						types = append(types, c.Type+"="+string(c.Status))
-					}
-				}
-				now := fmt.Sprintf("Available=%v Degraded=%v %v", available, degraded, types)
-				v.mu.Lock()
-				if now != last {
-					v.samples = append(v.samples, now)
-					last = now
-				}
-				if wasAvailable && (!available || degraded) {
-					v.bad = append(v.bad, now)
-				}
-				wasAvailable = wasAvailable || available
-				v.mu.Unlock()
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
+// watchDriverView samples the ClusterCSIDriver's conditions as cluster-storage-operator reads them,
+// as "Available=<bool> Degraded=<bool> [the Available, Disabled and True conditions]" lines.
+func watchDriverView(t *testing.T) *framework.Changes {
+	return framework.SampleChanges(t, 100*time.Millisecond, func(ctx context.Context) (string, error) {
+		d, err := world.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
+		if err != nil {
+			return "", err
+		}
+		var types []string
+		for _, c := range d.Status.Conditions {
+			if strings.HasSuffix(c.Type, "Available") || strings.HasSuffix(c.Type, "Disabled") || c.Status == operatorv1.ConditionTrue {
+				types = append(types, c.Type+"="+string(c.Status))
 			}
 		}
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	return v
-}
-
-func (v *driverView) lines() []string {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return slices.Clone(v.samples)
-}
-
-func (v *driverView) afterAvailable() []string {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return slices.Compact(slices.Clone(v.bad))
+		return fmt.Sprintf("Available=%v Degraded=%v %v", csoview.Available(d.Status.Conditions), csoview.Degraded(d.Status.Conditions), types), nil
+	})
 }
