@@ -8,7 +8,9 @@
 #   csi-driver-manila-operator-4.17      github.com/openshift/csi-driver-manila-operator MANILA_417_COMMIT   (<= 4.17 predecessor)
 #   openstack-manila-csi-driver-operator github.com/openshift/csi-operator               CSI_OPERATOR_COMMIT (4.18+ predecessor)
 # and OUT_DIR/crds: the CRDs CSO needs that the world's `controlplane.sh crds` does not install
-# (operator.openshift.io Storage, from the same openshift/api module version).
+# (operator.openshift.io Storage, from the same openshift/api module version), and beside each CSO its
+# manifests/ (OUT_DIR/NAME.manifests: what the cluster-version operator applies for that CSO, of
+# which the world applies the CSI sidecars' ClusterRoles).
 #
 # Usage:
 #   cso.sh build OUT_DIR   # idempotent: a binary whose stamp names its pinned module@commit is kept
@@ -127,21 +129,35 @@ build_dir() {
   mv "$OUT/$name.new" "$OUT/$name"; rm -f "$OUT/$name.build.log"
 }
 
+# keep_manifests NAME SRC: a CSO's manifests/, kept beside its binary as OUT/NAME.manifests.
+keep_manifests() {
+  case $1 in cluster-storage-operator*) ;; *) return 0 ;; esac
+  [ -d "$2/manifests" ] || { ERR="$2 has no manifests/"; return 1; }
+  rm -rf "$OUT/$1.manifests"; cp -r "$2/manifests" "$OUT/$1.manifests"
+}
+
 # build_module NAME MODULE COMMIT PKG: builds ./PKG of MODULE at COMMIT into OUT/NAME, from the proxy
 # when it serves MODULE@COMMIT, else from the archive. Returns 1 with the reason in ERR.
 build_module() {
   local name=$1 module=$2 commit=$3 pkg=$4 want="$2@$3" src t
-  if fresh "$name" "$want"; then log "$name: $want already built ($(cut -d' ' -f2- "$OUT/.$name.version"))"; return 0; fi
+  if fresh "$name" "$want"; then
+    log "$name: $want already built ($(cut -d' ' -f2- "$OUT/.$name.version"))"
+    case $name in cluster-storage-operator*) ;; *) return 0 ;; esac
+    [ -d "$OUT/$name.manifests" ] && return 0
+    unpack "$module" "$commit" && keep_manifests "$name" "$SRC"; return
+  fi
   t=$(now)
   if download "$want"; then
     src="$SRC_DIR/$name-$VERSION"
     rm -rf "$src"; mkdir -p "$SRC_DIR"; cp -r "$DIR" "$src"; chmod -R u+w "$src"
     build_dir "$name" "$src" "$pkg" || return 1
+    keep_manifests "$name" "$src" || return 1
     stamp "$name" "$want proxy $VERSION"
   else
     log "$name: the module proxy refused $want (${ERR:-no answer}); building from the archive"
     unpack "$module" "$commit" || { ERR="refused by the module proxy, and $ERR"; return 1; }
     build_dir "$name" "$SRC" "$pkg" || return 1
+    keep_manifests "$name" "$SRC" || return 1
     stamp "$name" "$want archive ${SRC##*/}.tar.xz"
   fi
   log "$name: built in $(since "$t") ($(cut -d' ' -f2- "$OUT/.$name.version"))"

@@ -15,6 +15,7 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	corev1 "k8s.io/api/core/v1"
 	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,6 +23,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
 
 // CSOBinDir holds what hack/cso.sh builds: cluster-storage-operator (main), cluster-storage-operator-4.20,
@@ -142,7 +145,7 @@ func (w *World) StartCSO(t testing.TB, opts CSOOptions) *CSO {
 	c := &CSO{Generation: gen, Version: csoVersions[gen], w: w, bin: bin, dir: t.TempDir()}
 	c.LogPath = filepath.Join(c.dir, "cluster-storage-operator.log")
 	c.env = c.releaseEnv(opts)
-	if err := w.prepareCSO(ctx, c.Version); err != nil {
+	if err := w.prepareCSO(ctx, c.Version, bin+".manifests"); err != nil {
 		t.Fatalf("preparing the world for CSO: %v", err)
 	}
 	if err := c.start(ctx); err != nil {
@@ -190,6 +193,19 @@ func (c *CSO) releaseEnv(opts CSOOptions) map[string]string {
 		env[k] = v
 	}
 	return env
+}
+
+// OperandImages are the images of CSO's release environment other than the Manila operator's: the
+// ones the operators CSO runs write into their operands.
+func (c *CSO) OperandImages() []string {
+	var images []string
+	for k, v := range c.env {
+		if strings.HasPrefix(v, "registry.test/") && k != "MANILA_DRIVER_OPERATOR_IMAGE" {
+			images = append(images, v)
+		}
+	}
+	sort.Strings(images)
+	return images
 }
 
 // OperatorImage is the Manila operator image CSO currently runs with.
@@ -374,12 +390,14 @@ spec:
 // prepareCSO gives the world what CSO reads at start on a cluster, beyond what the world has for the
 // operator (Infrastructure cluster on OpenStack, Proxy, APIServer, ClusterVersion, FeatureGate):
 //   - the CRDs of Storage (CSOBinDir()/crds, from openshift/api) and OLM's Subscription;
-//   - csoManifests, as the cluster-version operator applies them;
+//   - csoManifests, as the cluster-version operator applies them, and the ClusterRoles of the CSI
+//     sidecars from the generation's own manifests/ (manifestsDir; the driver operators CSO runs bind
+//     their operands' ServiceAccounts to them, which RBAC refuses while a role is missing);
 //   - FeatureGate cluster's status for CSO's version, as the config operator writes it: CSO waits (a
 //     minute, then exits) until it finds its version there, and library-go panics on a gate it asks
 //     about that is in neither list; CSO main asks about SELinuxMountGAReadiness (disabled here, so
 //     CSO does not start that controller).
-func (w *World) prepareCSO(ctx context.Context, version string) error {
+func (w *World) prepareCSO(ctx context.Context, version, manifestsDir string) error {
 	if err := w.installCRDs(ctx, filepath.Join(CSOBinDir(), "crds")); err != nil {
 		return fmt.Errorf("Storage CRD: %w", err)
 	}
@@ -395,6 +413,41 @@ func (w *World) prepareCSO(ctx context.Context, version string) error {
 	}
 	if err := w.ApplyDocuments(ctx, []byte(csoManifests)); err != nil {
 		return err
+	}
+	roles, err := filepath.Glob(filepath.Join(manifestsDir, "09_*role.yaml"))
+	if err != nil || len(roles) == 0 {
+		return fmt.Errorf("no sidecar ClusterRoles in %s (hack/cso.sh keeps CSO's manifests/ there): %v", manifestsDir, err)
+	}
+	for _, f := range roles {
+		if !strings.Contains(f, "/09_openshift-csi-") && !strings.Contains(f, "/09_sidecar-") {
+			continue
+		}
+		doc, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		if err := w.ApplyDocuments(ctx, doc); err != nil {
+			return fmt.Errorf("%s: %w", filepath.Base(f), err)
+		}
+	}
+	// The cloud-credential operator's answer to CSO's Cinder CredentialsRequest
+	// (manifests/03_credentials_request_cinder.yaml): the cloud's clouds.yaml, which the Manila
+	// operator's Deployment of 4.18 and later mounts at /etc/openstack.
+	clouds, err := w.Kube.CoreV1().Secrets(names.OperatorNamespace).Get(ctx, names.CloudCredentialsSecret, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("the world's cloud credentials: %w", err)
+	}
+	answers := []*corev1.Secret{{ObjectMeta: metav1.ObjectMeta{Name: names.HostedOpenStackCredentialsSecret, Namespace: names.OperatorNamespace}}}
+	// And to the one for the operand's namespace (03_credentials_request_manila_namespace.yaml, 4.18 and
+	// later), which csi-operator's controller Deployment mounts.
+	if _, err := os.Stat(filepath.Join(manifestsDir, "03_credentials_request_manila_namespace.yaml")); err == nil {
+		answers = append(answers, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: names.CloudCredentialsSecret, Namespace: names.OperandNamespace}})
+	}
+	for _, s := range answers {
+		s.Data = map[string][]byte{names.CloudsYAMLKey: clouds.Data[names.CloudsYAMLKey]}
+		if _, err := w.Kube.CoreV1().Secrets(s.Namespace).Create(ctx, s, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
+		}
 	}
 	gates := w.ConfigV1.ConfigV1().FeatureGates()
 	fg, err := gates.Get(ctx, "cluster", metav1.GetOptions{})
@@ -447,6 +500,7 @@ var snapshotKinds = []snapshotKind{
 	{gvr: schema.GroupVersionResource{Group: "config.openshift.io", Version: "v1", Resource: "featuregates"}},
 	{gvr: schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses"}},
 	{gvr: schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "csidrivers"}},
+	{gvr: schema.GroupVersionResource{Group: "snapshot.storage.k8s.io", Version: "v1", Resource: "volumesnapshotclasses"}},
 	{gvr: schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}},
 	{gvr: schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"}},
 	{gvr: schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}},

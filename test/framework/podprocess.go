@@ -53,9 +53,24 @@ func (r *podRoot) volumeDir(name string) string {
 	return filepath.Join(r.dir, "volumes", name)
 }
 
-// materialize creates every volume's directory and writes Secret and ConfigMap content into it.
+// materialize creates the directory of every volume a container mounts and writes Secret and
+// ConfigMap content into it.
 func (r *podRoot) materialize(ctx context.Context, kube kubernetes.Interface) error {
+	used := map[string]bool{}
+	for _, c := range append(append([]corev1.Container{}, r.spec.InitContainers...), r.spec.Containers...) {
+		for _, m := range c.VolumeMounts {
+			used[m.Name] = true
+		}
+		for _, d := range c.VolumeDevices {
+			used[d.Name] = true
+		}
+	}
 	for _, v := range r.spec.Volumes {
+		if !used[v.Name] {
+			// The kubelet's volume manager skips a volume no container mounts (a Secret that does
+			// not exist then holds nothing up).
+			continue
+		}
 		dir := r.volumeDir(v.Name)
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return err

@@ -36,7 +36,7 @@ func TestPodRootCommand(t *testing.T) {
 	kube := fake.NewClientset(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns"},
 		Data: map[string][]byte{"token": []byte("t0k")}})
 	pod := &podRoot{dir: dir, namespace: "ns", nodeName: "node-1",
-		spec: corev1.PodSpec{Volumes: []corev1.Volume{
+		spec: corev1.PodSpec{Containers: []corev1.Container{c}, Volumes: []corev1.Volume{
 			{Name: "socket-dir", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 			{Name: "cfg", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "s"}}},
 		}}}

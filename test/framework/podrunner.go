@@ -73,7 +73,9 @@ type PodRunnerOptions struct {
 // each container gets --listen=127.0.0.1:<a free port> and its probes go to that port whatever port
 // they name. The ServiceAccount token is not mounted at /var/run/secrets/kubernetes.io/serviceaccount:
 // the process gets --kubeconfig=<file> with a token of the pod's ServiceAccount bound to the pod
-// (TokenRequest), not refreshed. A readOnlyRootFilesystem container whose writable volumes are one
+// (TokenRequest), not refreshed. Mounts below /etc are also mounted at their mountPaths
+// (hack/container-mounts.sh, a private mount namespace; as root only), for programs that read a fixed
+// path there. A readOnlyRootFilesystem container whose writable volumes are one
 // emptyDir runs under hack/readonly-root.sh (when this process may unshare), the emptyDir then a
 // tmpfs; otherwise the root is writable. Readiness probes are httpGet and tcpSocket only (an exec
 // probe counts as success); liveness and startup probes, lifecycle hooks, init containers, ephemeral
@@ -1261,12 +1263,22 @@ func (c *containerRun) command(root *podRoot, kubeconfig string) (*exec.Cmd, err
 		env = append(env, "TMPDIR="+tmp)
 	}
 	env = append(env, "HOSTNAME="+c.pw.name)
-	var cmd *exec.Cmd
+	path, argv := binary, args
 	if dir, ok := c.readOnlyRoot(root); ok {
-		cmd = exec.Command("bash", append([]string{script("readonly-root.sh"), dir, binary}, args...)...)
-	} else {
-		cmd = exec.Command(binary, args...)
+		path, argv = "bash", append([]string{script("readonly-root.sh"), dir, binary}, args...)
 	}
+	if os.Geteuid() == 0 {
+		// A process that reads a file at a fixed path (OpenShift's Manila operators read
+		// /etc/openstack/clouds.yaml) finds the volume there, as in its container.
+		scratch := filepath.Join(c.pw.dir, "mnt-"+c.spec.Name)
+		if err := os.MkdirAll(scratch, 0o700); err != nil {
+			return nil, err
+		}
+		if p, wrapped, ok := root.inContainerMounts(c.spec, scratch, path, argv, "/etc"); ok {
+			path, argv = p, wrapped
+		}
+	}
+	cmd := exec.Command(path, argv...)
 	cmd.Env, cmd.Dir = env, c.pw.dir
 	// The process dies with the test binary, should that die first.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

@@ -24,7 +24,8 @@ import (
 
 // A projected volume is written as the kubelet writes it: Secret and ConfigMap keys (items at their
 // paths), a missing optional source skipped, a ServiceAccount token bound to the pod, downward API
-// files; a plain downward API volume too. A missing required source is an error, so the caller waits.
+// files; a plain downward API volume too; a volume no container mounts is skipped. A missing required
+// source is an error, so the caller waits.
 func TestPodRunnerProjectedVolume(t *testing.T) {
 	dir := t.TempDir()
 	kube := fake.NewClientset(
@@ -50,8 +51,12 @@ func TestPodRunnerProjectedVolume(t *testing.T) {
 		{Path: "labels", FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.labels"}},
 		{Path: "name", FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}},
 	}}}}
+	// A volume no container mounts, as csi-operator's Manila node DaemonSet has one of a Secret
+	// nobody makes: the kubelet skips it.
+	unmounted := corev1.Volume{Name: "unused", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "absent"}}}
 	pod := &podRoot{dir: dir, namespace: "ns", podName: "p-1", podUID: "uid-1", labels: map[string]string{"b": "2", "a": "1"},
-		spec: corev1.PodSpec{ServiceAccountName: "sa", Volumes: []corev1.Volume{projected, downward}}}
+		spec: corev1.PodSpec{ServiceAccountName: "sa", Volumes: []corev1.Volume{projected, downward, unmounted},
+			Containers: []corev1.Container{{Name: "c", VolumeMounts: []corev1.VolumeMount{{Name: "api", MountPath: "/api"}, {Name: "info", MountPath: "/info"}}}}}}
 	if err := pod.materialize(context.Background(), kube); err != nil {
 		t.Fatal(err)
 	}
@@ -72,9 +77,11 @@ func TestPodRunnerProjectedVolume(t *testing.T) {
 		t.Errorf("token request %+v: want audience aud, 600 s, bound to pod p-1/uid-1", asked)
 	}
 
-	missing := &podRoot{dir: t.TempDir(), namespace: "ns", spec: corev1.PodSpec{Volumes: []corev1.Volume{{Name: "x",
-		VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{Sources: []corev1.VolumeProjection{
-			{Secret: &corev1.SecretProjection{LocalObjectReference: corev1.LocalObjectReference{Name: "absent"}}}}}}}}}}
+	missing := &podRoot{dir: t.TempDir(), namespace: "ns", spec: corev1.PodSpec{
+		Containers: []corev1.Container{{Name: "c", VolumeMounts: []corev1.VolumeMount{{Name: "x", MountPath: "/x"}}}},
+		Volumes: []corev1.Volume{{Name: "x",
+			VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{Sources: []corev1.VolumeProjection{
+				{Secret: &corev1.SecretProjection{LocalObjectReference: corev1.LocalObjectReference{Name: "absent"}}}}}}}}}}
 	if err := missing.materialize(context.Background(), kube); err == nil {
 		t.Errorf("a projected volume whose required Secret is missing was materialized")
 	}

@@ -75,3 +75,13 @@ func (w *World) StartRealPredecessor(t testing.TB, p Predecessor) *RealPredecess
 	})
 	return r
 }
+
+// RealPredecessorBinary is the path of generation p's real binary, which hack/cso.sh builds.
+func RealPredecessorBinary(t testing.TB, p Predecessor) string {
+	t.Helper()
+	bin := filepath.Join(CSOBinDir(), realPredecessorBinaries[p])
+	if err := requireFiles("OpenShift's Manila operator (hack/cso.sh build "+CSOBinDir()+")", bin); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}

@@ -14,6 +14,7 @@ import (
 type Changes struct {
 	mu    sync.Mutex
 	lines []string
+	times []time.Time
 }
 
 // SampleChanges starts sampling; sample's errors are skipped (the next sample counts).
@@ -31,6 +32,7 @@ func SampleChanges(t testing.TB, interval time.Duration, sample func(context.Con
 				c.mu.Lock()
 				if len(c.lines) == 0 || c.lines[len(c.lines)-1] != now {
 					c.lines = append(c.lines, now)
+					c.times = append(c.times, time.Now())
 				}
 				c.mu.Unlock()
 			}
@@ -50,6 +52,17 @@ func (c *Changes) Lines() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return slices.Clone(c.lines)
+}
+
+// Timeline is the changes so far, each after the time it was first seen.
+func (c *Changes) Timeline() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]string, len(c.lines))
+	for i, l := range c.lines {
+		out[i] = c.times[i].Format("15:04:05.0") + " " + l
+	}
+	return out
 }
 
 // After returns the changes, from the first for which first is true on, for which bad is true.

@@ -1,0 +1,463 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/manila"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/csoview"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/predecessor"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/state"
+	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
+)
+
+// realSwapShape is a cloud on which the real swap runs: what it sets up before CSO starts, what it
+// does right before the swap to this operator (and undoes once this operator leads), and what
+// "leading" means on it.
+type realSwapShape struct {
+	name string
+	// manila: the catalog names Manila and the cloud has NFS share types, so each operator makes
+	// classes and runs the operand; otherwise each reports the driver Disabled.
+	manila bool
+	// before runs before CSO starts; atSwap right before the image swap to this operator and returns
+	// what undoes it, run once this operator leads.
+	before func(t *testing.T)
+	atSwap func(t *testing.T) (undo func())
+}
+
+// TestRealCSOImageSwap is a release swapping OpenShift's Manila operator for this one and back, all of
+// it real: cluster-storage-operator (each generation) applies the Manila operator's Deployment; a
+// release's swap is CSO restarted with another MANILA_DRIVER_OPERATOR_IMAGE, as a new CSO pod is
+// rolled with it; the pod runner runs the Deployment's pods, the real predecessor binary for its image
+// (its clouds.yaml at /etc/openstack, where its container has it) and this operator's built binary for
+// ours; the real kube-controller-manager rolls the Deployment. Cloud shapes: Manila with NFS types
+// (a bound claim, a VolumeSnapshot and an admin's default class on the predecessor's classes); no
+// Manila in the catalog; Keystone unreachable when the swap happens. Throughout, CSO's view of
+// Manila in ClusterOperator storage is never Available=False nor Degraded=True (CSO's own inertia
+// applies); no workload, claim, volume, snapshot or CSIDriver is deleted; one PDB; and after the swap
+// back the predecessor leads and no condition is left that it does not write. The time each phase
+// took is printed (where the swap's minutes go), not asserted.
+func TestRealCSOImageSwap(t *testing.T) {
+	nfs := realSwapShape{name: "Manila with NFS types", manila: true}
+	noManila := realSwapShape{name: "no Manila in the catalog", before: withoutManilaInCatalog}
+	keystoneDown := realSwapShape{name: "Keystone unreachable at the swap", manila: true, atSwap: func(t *testing.T) func() {
+		if err := world.OpenStack.StopKeystone(); err != nil {
+			t.Fatal(err)
+		}
+		return func() {
+			if err := world.OpenStack.StartKeystone(); err != nil {
+				t.Errorf("starting Keystone again: %v", err)
+			}
+		}
+	}}
+	for _, tc := range []struct {
+		gen   framework.CSOGeneration
+		p     framework.Predecessor
+		shape realSwapShape
+	}{
+		{framework.CSOMain, framework.Predecessor418, nfs},
+		{framework.CSO417, framework.Predecessor417, noManila},
+		{framework.CSO420, framework.Predecessor418, keystoneDown},
+	} {
+		t.Run(fmt.Sprintf("CSO %s, predecessor %s, %s", tc.gen, tc.p, tc.shape.name), func(t *testing.T) {
+			realImageSwap(t, tc.gen, tc.p, tc.shape)
+		})
+	}
+}
+
+func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predecessor, shape realSwapShape) {
+	ctx := context.Background()
+	clock := newPhaseClock(t)
+	bin := t.TempDir()
+	oursExec, err := framework.InPodNamespace(bin, operatorBinary(t), names.OperatorNamespace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	predExec, err := framework.InPodNamespace(bin, framework.RealPredecessorBinary(t, p), names.OperatorNamespace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idle, err := framework.IdleContainer(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := predecessorGeneration(p)
+
+	world.ResetOperand(t)
+	world.ResetStorageClasses(t)
+	removeOperand(t)
+	// A cluster that only ever ran the predecessor: no state of this operator's.
+	if err := world.Kube.CoreV1().ConfigMaps(names.OperatorNamespace).Delete(ctx, state.ConfigMapName, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+	sfx := "_real" + strings.ReplaceAll(string(gen)+string(p), ".", "")
+	var types []string
+	if shape.manila {
+		types = []string{"default" + sfx, "gold_nfs" + sfx}
+		for _, name := range types {
+			createShareType(t, framework.ShareTypeSpec{Name: name})
+		}
+	}
+	if shape.before != nil {
+		shape.before(t)
+	}
+
+	cso := world.StartCSO(t, framework.CSOOptions{Generation: gen})
+	predImage := cso.OperatorImage()
+	masters := map[string]string{"node-role.kubernetes.io/master": "", "kubernetes.io/os": "linux"}
+	runner := world.StartPodRunner(t, framework.PodRunnerOptions{
+		Namespace: names.OperatorNamespace, Selector: "name=" + framework.CSOManilaDeployment,
+		Images:   map[string]string{predImage: predExec, framework.ImageOurOperator: oursExec},
+		NodeName: "podrunner-master-0", NodeLabels: masters,
+	})
+	dumpOperatorLogsOnFailure(t, runner)
+	operandImages := map[string]string{}
+	for _, img := range cso.OperandImages() {
+		operandImages[img] = idle
+	}
+	for i := range 3 {
+		world.StartPodRunner(t, framework.PodRunnerOptions{Namespace: names.OperandNamespace, Selector: "app=openstack-manila-csi",
+			Images: operandImages, NodeName: fmt.Sprintf("podrunner-master-%d", i), NodeLabels: masters})
+	}
+	world.StartKubeControllers(t, "deployment-controller", "replicaset-controller", "daemonset-controller", "disruption-controller",
+		"persistentvolume-binder-controller", "persistentvolumeclaim-protection-controller", "persistentvolume-protection-controller")
+
+	// The predecessor leads under CSO.
+	predPod := waitForCSOOperatorPod(t, predImage, "")
+	waitForRealPredecessorLeads(t, cso, g, shape.manila, types)
+	clock.mark("the predecessor leads under CSO " + string(gen))
+	t.Logf("the predecessor %s leads in pod %s", p, predPod)
+
+	ns := "real-swap-" + strings.ReplaceAll(string(gen)+"-"+string(p), ".", "-")
+	var pvName, claimName, snapshot string
+	before := map[string]uid{}
+	if shape.manila {
+		// What the cluster holds under the predecessor: an admin's default class, a bound claim on
+		// another class, a snapshot.
+		setDefaultClass(t, framework.PredecessorClassName("default"+sfx))
+		pv, claim := boundVolume(t, world, ns, framework.PredecessorClassName("gold_nfs"+sfx))
+		pvName, claimName = pv.Name, claim.Name
+		snapshot = realPredecessorSnapshot(t, ns, claimName)
+		t.Cleanup(func() { deleteSwapVolume(t, ns, claimName, pvName, snapshot) })
+		world.WaitForClaimBound(t, claim)
+		waitForSteadyOperand(t, "under the predecessor", false)
+		before = predecessorUIDs(t, world)
+	}
+
+	manilaView := watchCSOManila(t, cso)
+	storage := watchStorageManila(t)
+	deletions := watchDeletions(t)
+	volumeDeletions := watchVolumeDeletions(t, ns)
+	t.Cleanup(func() {
+		t.Logf("CSO's Manila conditions in its Storage CR, as sampled:\n%s", strings.Join(manilaView.Timeline(), "\n"))
+		t.Logf("where the time went:\n%s", clock.String())
+	})
+
+	// The release: CSO with our image.
+	undo := func() {}
+	if shape.atSwap != nil {
+		undo = shape.atSwap(t)
+	}
+	cso.SetOperatorImage(t, framework.ImageOurOperator)
+	clock.mark("CSO restarted with this operator's image")
+	oursPod := waitForCSOOperatorPod(t, framework.ImageOurOperator, "")
+	clock.mark("this operator's pod Ready")
+	waitForOnlyCSOOperatorPods(t, framework.ImageOurOperator)
+	clock.mark("the predecessor's pod gone")
+	waitForPodLog(t, runner, oursPod, "successfully acquired lease", 1)
+	clock.mark("this operator holds its lease")
+	if shape.atSwap != nil {
+		waitForRealTakeover(t, cso, p, false, nil)
+		clock.mark("this operator reports while the shape lasts")
+		undo()
+	}
+	waitForRealTakeover(t, cso, p, shape.manila, types)
+	clock.mark("this operator leads")
+	if shape.manila {
+		for key, id := range predecessorUIDs(t, world) {
+			if before[key] != id {
+				t.Errorf("%s was recreated by the takeover (UID %s -> %s)", key, before[key], id)
+			}
+		}
+		waitForSteadyOperand(t, "after the takeover", false)
+		onePDBAndEviction(t, "after the takeover")
+		clock.mark("the operand steady, one PDB")
+	}
+
+	// The rollback: CSO with the predecessor's image again.
+	cso.SetOperatorImage(t, predImage)
+	clock.mark("CSO restarted with the predecessor's image")
+	predPod = waitForCSOOperatorPod(t, predImage, "")
+	clock.mark("the predecessor's pod Ready")
+	waitForOnlyCSOOperatorPods(t, predImage)
+	clock.mark("this operator's pod gone")
+	waitForPodLog(t, runner, predPod, "successfully acquired lease", 1)
+	clock.mark("the predecessor holds its lease")
+	waitForRealPredecessorLeads(t, cso, g, shape.manila, types)
+	framework.Eventually(t, csoSwapTimeout, "the predecessor's conditions only", func(ctx context.Context) error {
+		cr, err := world.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		var extra []string
+		for _, c := range cr.Status.Conditions {
+			if !g.Writes(c.Type) {
+				extra = append(extra, fmt.Sprintf("%s=%s", c.Type, c.Status))
+			}
+		}
+		if len(extra) > 0 {
+			return fmt.Errorf("conditions the predecessor does not write are left: %v", extra)
+		}
+		return nil
+	})
+	clock.mark("the predecessor leads again, nothing of ours left")
+	if shape.manila {
+		onePDBAndEviction(t, "after the rollback")
+	}
+
+	if got := storage(); len(got) > 0 {
+		t.Errorf("ClusterOperator storage, Manila's part, was unavailable or degraded during the swaps:\n%s", strings.Join(got, "\n"))
+	}
+	for _, d := range deletions() {
+		if !strings.HasPrefix(d, "StorageClass/") || p != framework.Predecessor417 {
+			t.Errorf("%s was deleted during the swaps", d)
+		}
+	}
+	if got := volumeDeletions(); len(got) > 0 {
+		t.Errorf("deleted during the swaps: %v", got)
+	}
+	for _, name := range types {
+		if _, err := world.Kube.StorageV1().StorageClasses().Get(ctx, framework.PredecessorClassName(name), metav1.GetOptions{}); err != nil {
+			t.Errorf("StorageClass %s after the swaps: %v", framework.PredecessorClassName(name), err)
+		}
+	}
+	if shape.manila {
+		if defaults := defaultClasses(t, world); !slices.Equal(defaults, []string{framework.PredecessorClassName("default" + sfx)}) {
+			t.Errorf("default classes %v, want only the admin's", defaults)
+		}
+	}
+}
+
+func predecessorGeneration(p framework.Predecessor) predecessor.Generation {
+	if p == framework.Predecessor417 {
+		return predecessor.CSIDriverManilaOperator
+	}
+	return predecessor.CSIOperator
+}
+
+// waitForRealPredecessorLeads waits until generation g holds its lease and CSO reads Manila as
+// Available: with Manila, its controller's Available conditions True and its class of each share type
+// there; without, its Disabled.
+func waitForRealPredecessorLeads(t *testing.T, cso *framework.CSO, g predecessor.Generation, withManila bool, types []string) {
+	t.Helper()
+	framework.Eventually(t, csoSwapTimeout, g.Name+" leading", func(ctx context.Context) error {
+		lease, err := world.Kube.CoordinationV1().Leases(names.OperatorNamespace).Get(ctx, g.Lease, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity == "" {
+			return fmt.Errorf("lease %s has no holder", lease.Name)
+		}
+		cr, err := world.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		var want []string
+		for _, c := range g.Types {
+			if withManila && strings.HasSuffix(c, "ServiceControllerAvailable") || !withManila && strings.HasSuffix(c, "Disabled") {
+				want = append(want, c)
+			}
+		}
+		for _, c := range want {
+			if v1helpers.FindOperatorCondition(cr.Status.Conditions, c) == nil {
+				continue // 4.17 writes ManilaControllerDisabled=False once Manila is found: either is its own
+			}
+			if !v1helpers.IsOperatorConditionTrue(cr.Status.Conditions, c) && withManila {
+				return fmt.Errorf("%s is not True", c)
+			}
+		}
+		if !slices.ContainsFunc(cr.Status.Conditions, func(c operatorv1.OperatorCondition) bool {
+			return slices.Contains(want, c.Type) && c.Status == operatorv1.ConditionTrue && !slices.Contains(g.Shared, c.Type)
+		}) {
+			return fmt.Errorf("none of %v is True and the predecessor's own", want)
+		}
+		for _, name := range types {
+			if _, err := world.Kube.StorageV1().StorageClasses().Get(ctx, framework.PredecessorClassName(name), metav1.GetOptions{}); err != nil {
+				return err
+			}
+		}
+		c, err := cso.StorageCondition(ctx, framework.CSOManilaConditionPfx+"Available")
+		if err != nil {
+			return err
+		}
+		if c.Status != operatorv1.ConditionTrue {
+			return fmt.Errorf("CSO's %s=%s (%s: %s)", c.Type, c.Status, c.Reason, c.Message)
+		}
+		return nil
+	})
+}
+
+// waitForRealTakeover waits until this operator has taken over from predecessor p: no condition left
+// that only the predecessor writes, CSO reads Manila as Available, and with Manila its controllers
+// Available, the controller Deployment rendered with CSO's driver image and every class adopted;
+// without, its ManilaControllerDisabled True.
+func waitForRealTakeover(t *testing.T, cso *framework.CSO, p framework.Predecessor, withManila bool, types []string) {
+	t.Helper()
+	driverImage := ""
+	for _, img := range cso.OperandImages() {
+		if strings.Contains(img, "/csi-driver-manila:") {
+			driverImage = img
+		}
+	}
+	framework.Eventually(t, csoSwapTimeout, "this operator leading", func(ctx context.Context) error {
+		cr, err := world.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if stale := predecessor.StaleAfterTakeover(cr.Status.Conditions, oursConditionOwners); len(stale) > 0 {
+			return fmt.Errorf("the predecessor's conditions are still there: %v", stale)
+		}
+		if !csoview.Available(cr.Status.Conditions) {
+			return fmt.Errorf("the ClusterCSIDriver reads unavailable: %v", cr.Status.Conditions)
+		}
+		c, err := cso.StorageCondition(ctx, framework.CSOManilaConditionPfx+"Available")
+		if err != nil {
+			return err
+		}
+		if c.Status != operatorv1.ConditionTrue {
+			return fmt.Errorf("CSO's %s=%s (%s: %s)", c.Type, c.Status, c.Reason, c.Message)
+		}
+		if !withManila {
+			if !v1helpers.IsOperatorConditionTrue(cr.Status.Conditions, manila.ConditionDisabled) {
+				return fmt.Errorf("%s is not True", manila.ConditionDisabled)
+			}
+			return nil
+		}
+		for _, c := range []string{"ManilaDriverControllerServiceControllerAvailable", "ManilaDriverNodeServiceControllerAvailable", "NFSDriverNodeServiceControllerAvailable"} {
+			if !v1helpers.IsOperatorConditionTrue(cr.Status.Conditions, c) {
+				return fmt.Errorf("%s is not True", c)
+			}
+		}
+		if v1helpers.FindOperatorCondition(cr.Status.Conditions, "StorageClassControllerDegraded") == nil {
+			return fmt.Errorf("no StorageClassControllerDegraded: this operator's controllers do not run yet")
+		}
+		d, err := world.Kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, framework.ControllerDeployment, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(d.Spec.Template.Spec.Containers, func(c corev1.Container) bool { return c.Image == driverImage }) {
+			return fmt.Errorf("the controller Deployment is not rendered with %s yet", driverImage)
+		}
+		for _, name := range types {
+			sc, err := world.Kube.StorageV1().StorageClasses().Get(ctx, framework.PredecessorClassName(name), metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if !adopted(sc) {
+				return fmt.Errorf("StorageClass %s not adopted yet: labels %v, parameters %v", sc.Name, sc.Labels, sc.Parameters)
+			}
+		}
+		return nil
+	})
+}
+
+// watchStorageManila records, until the test ends, every Available other than True and every
+// Degraded=True of ClusterOperator storage that CSO derives from its Manila conditions (the union's
+// reason names ManilaCSIDriverOperator...): nothing else runs Cinder's operator here, whose part of
+// storage is not this test's.
+func watchStorageManila(t *testing.T) func() []string {
+	changes := framework.SampleChanges(t, 200*time.Millisecond, func(ctx context.Context) (string, error) {
+		var bad []string
+		for _, ct := range []configv1.ClusterStatusConditionType{configv1.OperatorAvailable, configv1.OperatorDegraded} {
+			c, err := storageCondition(ctx, ct)
+			if err != nil {
+				return "", nil // CSO has not written it yet
+			}
+			wrong := (ct == configv1.OperatorAvailable) != (c.Status == configv1.ConditionTrue)
+			if wrong && strings.Contains(c.Reason+c.Message, "ManilaCSIDriverOperator") {
+				bad = append(bad, fmt.Sprintf("%s=%s (%s): %s", c.Type, c.Status, c.Reason, c.Message))
+			}
+		}
+		return strings.Join(bad, "; "), nil
+	})
+	return func() []string {
+		var out []string
+		for _, l := range changes.Timeline() {
+			if strings.Contains(l, "=") {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+}
+
+// setDefaultClass marks a class default, as an admin does.
+func setDefaultClass(t *testing.T, name string) {
+	t.Helper()
+	framework.Eventually(t, framework.DefaultTimeout, "StorageClass "+name+" marked default", func(ctx context.Context) error {
+		sc, err := world.Kube.StorageV1().StorageClasses().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if sc.Annotations == nil {
+			sc.Annotations = map[string]string{}
+		}
+		sc.Annotations[classplan.DefaultClassAnnotation] = "true"
+		_, err = world.Kube.StorageV1().StorageClasses().Update(ctx, sc, metav1.UpdateOptions{})
+		return err
+	})
+}
+
+// realPredecessorSnapshot creates a VolumeSnapshot of the claim on the snapshot class the predecessor
+// made.
+func realPredecessorSnapshot(t *testing.T, ns, claim string) string {
+	t.Helper()
+	framework.Eventually(t, framework.DefaultTimeout, "the predecessor's VolumeSnapshotClass", func(ctx context.Context) error {
+		_, err := world.Dynamic.Resource(snapshotClassGVR).Get(ctx, framework.SnapshotClass, metav1.GetOptions{})
+		return err
+	})
+	return volumeSnapshot(t, world, ns, claim)
+}
+
+// removeOperand deletes what earlier tests of the shard left of the operand, so the predecessor makes
+// its own from scratch, as on a cluster that only ever ran it.
+func removeOperand(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	_ = world.Kube.AppsV1().Deployments(names.OperandNamespace).Delete(ctx, framework.ControllerDeployment, metav1.DeleteOptions{})
+	for _, ds := range []string{framework.NodeDaemonSet, framework.NFSNodeDaemonSet} {
+		_ = world.Kube.AppsV1().DaemonSets(names.OperandNamespace).Delete(ctx, ds, metav1.DeleteOptions{})
+	}
+}
+
+// phaseClock records when each phase of a test ended, for a closing "where the time went".
+type phaseClock struct {
+	start, last time.Time
+	lines       []string
+}
+
+func newPhaseClock(*testing.T) *phaseClock {
+	now := time.Now()
+	return &phaseClock{start: now, last: now}
+}
+
+func (c *phaseClock) mark(phase string) {
+	now := time.Now()
+	c.lines = append(c.lines, fmt.Sprintf("%7.1fs %+7.1fs  %s", now.Sub(c.start).Seconds(), now.Sub(c.last).Seconds(), phase))
+	c.last = now
+}
+
+func (c *phaseClock) String() string { return strings.Join(c.lines, "\n") }
