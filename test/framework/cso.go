@@ -484,6 +484,10 @@ var snapshotKinds = []snapshotKind{
 	{gvr: schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}, namespaced: true, deleteOnly: true},
 	{gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, namespaced: true},
 	{gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}, namespaced: true},
+	// What the garbage collector would remove with the Deployments and DaemonSets above (none runs).
+	{gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}, namespaced: true, deleteOnly: true},
+	{gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "controllerrevisions"}, namespaced: true, deleteOnly: true},
+	{gvr: schema.GroupVersionResource{Version: "v1", Resource: "pods"}, namespaced: true, deleteOnly: true},
 	{gvr: schema.GroupVersionResource{Version: "v1", Resource: "services"}, namespaced: true},
 	{gvr: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, namespaced: true},
 	{gvr: schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, namespaced: true},
@@ -661,7 +665,9 @@ func (w *World) restoreObject(ctx context.Context, k snapshotKind, old, cur *uns
 // before, kind by kind) is finalized as the namespace controller does.
 func (w *World) deleteNow(ctx context.Context, k snapshotKind, o *unstructured.Unstructured) error {
 	r := w.resource(k, o.GetNamespace())
-	if err := r.Delete(ctx, o.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+	// At once: no kubelet is left to finish a bound pod's graceful deletion.
+	now := int64(0)
+	if err := r.Delete(ctx, o.GetName(), metav1.DeleteOptions{GracePeriodSeconds: &now}); err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
 	deadline := time.Now().Add(30 * time.Second)

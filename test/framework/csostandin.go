@@ -7,12 +7,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
@@ -30,42 +28,20 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
-	sigsyaml "sigs.k8s.io/yaml"
 
-	"github.com/manila-csi/manila-csi-driver-operator/manifests"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
 
-// CSOStandInOptions says how StartCSOStandIn runs the stand-in for cluster-storage-operator.
-type CSOStandInOptions struct {
-	// Generation is the shape of CSO's Manila objects: CSOMain (the default) or CSO417.
-	Generation CSOGeneration
-	// OperatorImage is MANILA_DRIVER_OPERATOR_IMAGE, the image of Deployment
-	// manila-csi-driver-operator (required).
-	OperatorImage string
-}
-
-// CSOStandIn stands in for the part of cluster-storage-operator (CSO) that runs the Manila operator
-// on a cluster on OpenStack, for the tests that cannot run the real CSO (StartCSO needs hack/cso.sh,
-// whose modules the Go module proxy refuses). It runs in the test process and mirrors this CSO code
-// (github.com/openshift/cluster-storage-operator, main bb8d2fd1 and release-4.17 a039f8a2):
+// CSOStandIn is one cluster's half of the hosted CSO stand-in (CSOHostedStandIn: the management
+// cluster's and the guest's): it applies CSO's objects there and writes ClusterOperator storage from
+// the ClusterCSIDriver's conditions. A standalone cluster runs the real CSO (StartCSO); the hosted
+// shape stays stood in because the world does not run CSO's HyperShift mode. It mirrors this CSO code
+// (github.com/openshift/cluster-storage-operator, main bb8d2fd1):
 //
-//   - pkg/operator/csidriveroperator/csioperatorclient/manila.go (GetOpenStackManilaOperatorConfig;
-//     release-4.17: GetManilaOperatorConfig): the static assets it applies for Manila, the ClusterCSIDriver
-//     (CRAsset) and the Deployment (DeploymentAsset), with ${OPERATOR_IMAGE}, ${DRIVER_IMAGE} and
-//     ${NFS_DRIVER_IMAGE} from MANILA_DRIVER_OPERATOR_IMAGE, MANILA_DRIVER_IMAGE and
-//     MANILA_NFS_DRIVER_IMAGE, the sidecar images (pkg/operator/csidriveroperator/util.go
-//     sidecarReplacer) and ${LOG_LEVEL} 2 (logLevel Normal). The objects are those of
-//     assets/csidriveroperators/openstack-manila/standalone/generated/ (main) and
-//     assets/csidriveroperators/manila/ (release-4.17), written here from what they say (csoManilaAssets).
-//     The CA syncer of newCertificateSyncerOrDie copies openshift-config/cloud-provider-config into the
-//     operator namespace.
 //   - pkg/operator/csidriveroperator/deploymentcontroller.go (CSIDriverOperatorDeploymentController.Sync):
 //     the Deployment applied with the spec-hash annotation library-go's ApplyDeployment uses (a
-//     changed image rolls it), on every change of it and every resync; reconcileOperatorConfigMap
-//     (main only): ConfigMap manila-csi-driver-operator-config with a GenericOperatorConfig carrying
-//     APIServer cluster's TLS profile (pkg/operator/tls/tls.go); postSync's isProgressing and
-//     checkDeploymentHealth: ManilaCSIDriverOperatorDeployment{Progressing,Degraded}.
+//     changed image rolls it); postSync's isProgressing and checkDeploymentHealth:
+//     ManilaCSIDriverOperatorDeployment{Progressing,Degraded}.
 //   - pkg/operator/csidriveroperator/crcontroller.go (Sync, applyClusterCSIDriver, syncConditions):
 //     the ClusterCSIDriver created when missing and never updated; its conditions turned into
 //     ManilaCSIDriverOperatorCR{Available,Progressing,Degraded,Upgradeable}: Available the union of
@@ -77,25 +53,11 @@ type CSOStandInOptions struct {
 //     ClusterOperator storage's Available, Progressing, Degraded and Upgradeable, the unions of those
 //     conditions, created when missing.
 //
-// Differences: the conditions go straight to ClusterOperator storage, not first into the Storage CR
-// (the test world has no Storage CRD without hack/cso.sh); CSO's other drivers (Cinder), its other
-// controllers and its ClusterOperator versions and relatedObjects are not stood in for; Degraded has
-// library-go's 2-minute inertia, as CSO's ClusterOperator status controller (a Degraded of a sync's
-// transient conflict, gone at the next sync, does not reach storage, as on a cluster; one that lasts
-// does); every ClusterCSIDriver update is turned into a status at once (CSO's
-// work queue may coalesce quick changes, so this sees at least what CSO would); the proxy CSO
-// injects from the Storage CR's observed config is none (the world's Proxy is empty).
-//
-// What a cluster has for the Deployment besides CSO is made too: Secret openstack-cloud-credentials
-// (main mounts it; the cloud-credential-operator writes it for CSO's Cinder CredentialsRequest) with
-// the world's clouds.yaml; service-ca's serving certificate comes from the world's service-ca stand-in.
-// manifests/' RoleBindings and ClusterRoleBindings of the operator's ServiceAccount are deleted
-// while the stand-in runs: under CSO (a release's image swap) manifests/ is not applied, and only
-// CSO's RBAC grants the operator anything.
-//
-// When the test ends the world is put back as before (as after StartCSO): what was created is
-// deleted, what changed is restored, what was deleted is created again; the ReplicaSets and Pods
-// made since in the operator and operand namespaces are deleted.
+// Differences: the conditions go straight to ClusterOperator storage, not first into the Storage CR;
+// CSO's other drivers, its other controllers and its ClusterOperator versions and relatedObjects are
+// not stood in for; Degraded has library-go's 2-minute inertia, as CSO's ClusterOperator status
+// controller; every ClusterCSIDriver update is turned into a status at once (CSO's work queue may
+// coalesce quick changes, so this sees at least what CSO would).
 type CSOStandIn struct {
 	Generation CSOGeneration
 
@@ -120,57 +82,6 @@ type CSOStandIn struct {
 // csoStandInVersion is the release version the stand-in's images carry.
 const csoStandInVersion = "5.0.0-test"
 
-// StartCSOStandIn starts the stand-in until the test ends; see CSOStandIn.
-func (w *World) StartCSOStandIn(t testing.TB, opts CSOStandInOptions) *CSOStandIn {
-	t.Helper()
-	if opts.Generation == "" {
-		opts.Generation = CSOMain
-	}
-	if opts.Generation != CSOMain && opts.Generation != CSO417 {
-		t.Fatalf("unknown CSO generation %q", opts.Generation)
-	}
-	if opts.OperatorImage == "" {
-		t.Fatal("CSOStandInOptions.OperatorImage is required")
-	}
-	ctx := context.Background()
-	before, err := w.takeSnapshot(ctx)
-	if err != nil {
-		t.Fatalf("recording the world before the CSO stand-in: %v", err)
-	}
-	workloads, err := w.workloadUIDs(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx := context.Background()
-		if err := w.deleteWorkloadsSince(ctx, workloads); err != nil {
-			t.Errorf("deleting the ReplicaSets and Pods made under the CSO stand-in: %v", err)
-		}
-		if err := w.restoreSnapshot(ctx, before); err != nil {
-			t.Errorf("putting the world back after the CSO stand-in: %v", err)
-		}
-	})
-	c := &CSOStandIn{Generation: opts.Generation, w: w, image: opts.OperatorImage, kick: make(chan struct{}, 1)}
-	c.ctx, c.cancel = context.WithCancel(ctx)
-	t.Cleanup(func() {
-		c.Stop()
-		if t.Failed() {
-			t.Logf("CSO stand-in (last 40 lines):\n%s", tail(c.Log(), 40))
-		}
-	})
-	if err := c.removeManifestBindings(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.syncDeployment(ctx); err != nil {
-		t.Fatalf("CSO stand-in: %v", err)
-	}
-	if err := c.startStatus(); err != nil {
-		t.Fatalf("CSO stand-in: %v", err)
-	}
-	c.done.Add(1)
-	go c.deploymentLoop()
-	return c
-}
 
 // Stop stops the stand-in's loops; it may be called more than once.
 func (c *CSOStandIn) Stop() {
@@ -178,17 +89,6 @@ func (c *CSOStandIn) Stop() {
 	c.done.Wait()
 }
 
-// SetOperatorImage is a release that swaps MANILA_DRIVER_OPERATOR_IMAGE: the stand-in applies the
-// Deployment with the new image, which rolls it.
-func (c *CSOStandIn) SetOperatorImage(t testing.TB, image string) {
-	t.Helper()
-	c.mu.Lock()
-	c.image = image
-	c.mu.Unlock()
-	if err := c.syncDeployment(context.Background()); err != nil {
-		t.Fatalf("CSO stand-in applying the Deployment with image %s: %v", image, err)
-	}
-}
 
 // ClusterOperator returns ClusterOperator storage.
 func (c *CSOStandIn) ClusterOperator(ctx context.Context) (*configv1.ClusterOperator, error) {
@@ -217,110 +117,9 @@ func (c *CSOStandIn) logf(format string, args ...any) {
 
 // ---------------------------------------------------------------- the Deployment controller
 
-// deploymentLoop re-applies what CSO applies on every change of the Deployment and every 30 s.
-func (c *CSOStandIn) deploymentLoop() {
-	defer c.done.Done()
-	resync := time.NewTicker(30 * time.Second)
-	defer resync.Stop()
-	for {
-		select {
-		case <-c.ctx.Done():
-			return
-		case <-c.kick:
-		case <-resync.C:
-		}
-		if err := c.syncDeployment(c.ctx); err != nil && c.ctx.Err() == nil {
-			c.logf("sync: %v", err)
-			time.AfterFunc(time.Second, func() { signal(c.kick) })
-		}
-	}
-}
 
-// syncDeployment applies the static assets, the ClusterCSIDriver (create-only), the config ConfigMap
-// (main), the CA copy and the Deployment, as CSO's controllers do.
-func (c *CSOStandIn) syncDeployment(ctx context.Context) error {
-	c.mu.Lock()
-	image := c.image
-	c.mu.Unlock()
-	objs, err := c.assets(ctx, image)
-	if err != nil {
-		return err
-	}
-	for _, obj := range objs {
-		switch obj.GetKind() {
-		case "ClusterCSIDriver":
-			if err := c.createOnly(ctx, obj); err != nil {
-				return err
-			}
-		default:
-			if err := c.apply(ctx, obj); err != nil {
-				return fmt.Errorf("%s %s/%s: %w", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
-			}
-		}
-	}
-	return c.syncCloudConfig(ctx)
-}
 
-// assets are CSO's objects for Manila, in the order it applies them, with the release's images.
-func (c *CSOStandIn) assets(ctx context.Context, operatorImage string) ([]*unstructured.Unstructured, error) {
-	img := func(name string) string { return "registry.test/openshift/" + name + ":" + csoStandInVersion }
-	vars := map[string]string{
-		"OPERATOR_IMAGE": operatorImage, "DRIVER_IMAGE": img("csi-driver-manila"), "NFS_DRIVER_IMAGE": img("csi-driver-nfs"),
-		"PROVISIONER_IMAGE": img("csi-external-provisioner"), "ATTACHER_IMAGE": img("csi-external-attacher"),
-		"RESIZER_IMAGE": img("csi-external-resizer"), "SNAPSHOTTER_IMAGE": img("csi-external-snapshotter"),
-		"NODE_DRIVER_REGISTRAR_IMAGE": img("csi-node-driver-registrar"), "LIVENESS_PROBE_IMAGE": img("csi-livenessprobe"),
-		"KUBE_RBAC_PROXY_IMAGE": img("kube-rbac-proxy"), "LOG_LEVEL": "2",
-	}
-	text := csoManilaAssets[c.Generation]
-	for k, v := range vars {
-		text = strings.ReplaceAll(text, "${"+k+"}", v)
-	}
-	objs, err := manifests.Decode(text)
-	if err != nil {
-		return nil, err
-	}
-	if c.Generation == CSOMain {
-		cm, err := c.operatorConfigMap(ctx)
-		if err != nil {
-			return nil, err
-		}
-		objs = append(objs, cm)
-		clouds, err := c.w.Kube.CoreV1().Secrets(names.OperatorNamespace).Get(ctx, names.CloudCredentialsSecret, metav1.GetOptions{})
-		if err != nil {
-			return nil, fmt.Errorf("the world's cloud credentials: %w", err)
-		}
-		secret, err := toUnstructured(&corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-			ObjectMeta: metav1.ObjectMeta{Name: "openstack-cloud-credentials", Namespace: names.OperatorNamespace},
-			Data:       map[string][]byte{names.CloudsYAMLKey: clouds.Data[names.CloudsYAMLKey]}})
-		if err != nil {
-			return nil, err
-		}
-		objs = append(objs, secret)
-	}
-	// The Deployment last, as CSO's deployment controller runs after the static resources.
-	sort.SliceStable(objs, func(i, j int) bool { return objs[i].GetKind() != "Deployment" && objs[j].GetKind() == "Deployment" })
-	return objs, nil
-}
 
-// operatorConfigMap is reconcileOperatorConfigMap's ConfigMap: a GenericOperatorConfig with the TLS
-// settings of APIServer cluster's profile (pkg/operator/tls TLSSettingsFromProfile, Intermediate when
-// none or unknown; OperatorConfigYAML).
-func (c *CSOStandIn) operatorConfigMap(ctx context.Context) (*unstructured.Unstructured, error) {
-	apiServer, err := c.w.ConfigV1.ConfigV1().APIServers().Get(ctx, "cluster", metav1.GetOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("APIServer cluster: %w", err)
-	}
-	minTLS, ciphers := tlsSettingsFromProfile(apiServer.Spec.TLSSecurityProfile)
-	config, err := sigsyaml.Marshal(map[string]any{"apiVersion": "operator.openshift.io/v1alpha1", "kind": "GenericOperatorConfig",
-		"servingInfo": map[string]any{"minTLSVersion": minTLS, "cipherSuites": ciphers}})
-	if err != nil {
-		return nil, err
-	}
-	return toUnstructured(&corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: metav1.ObjectMeta{Name: CSOManilaConfigMap, Namespace: names.OperatorNamespace,
-			Annotations: map[string]string{"storage.openshift.io/remove-from": "guest"}},
-		Data: map[string]string{"config.yaml": string(config)}})
-}
 
 // tlsSettingsFromProfile is CSO's TLSSettingsFromProfile: the minimum version and IANA cipher names of
 // the profile, Intermediate when there is none, it is empty or unknown, or Custom without settings.
@@ -340,28 +139,6 @@ func tlsSettingsFromProfile(profile *configv1.TLSSecurityProfile) (string, []str
 	return string(spec.MinTLSVersion), crypto.OpenSSLToIANACipherSuites(spec.Ciphers)
 }
 
-// syncCloudConfig is newCertificateSyncerOrDie's resource sync: ConfigMap cloud-provider-config copied
-// from openshift-config into the operator namespace (deleted there when the source is gone).
-func (c *CSOStandIn) syncCloudConfig(ctx context.Context) error {
-	src, err := c.w.Kube.CoreV1().ConfigMaps(names.CloudConfigNamespace).Get(ctx, names.CloudConfigMap, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		err := c.w.Kube.CoreV1().ConfigMaps(names.OperatorNamespace).Delete(ctx, names.CloudConfigMap, metav1.DeleteOptions{})
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return err
-	}
-	if err != nil {
-		return err
-	}
-	obj, err := toUnstructured(&corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: metav1.ObjectMeta{Name: names.CloudConfigMap, Namespace: names.OperatorNamespace},
-		Data:       src.Data, BinaryData: src.BinaryData})
-	if err != nil {
-		return err
-	}
-	return c.apply(ctx, obj)
-}
 
 // specHashAnnotation is where library-go's ApplyDeployment keeps the hash of the spec it applied.
 const specHashAnnotation = "operator.openshift.io/spec-hash"
@@ -447,37 +224,6 @@ func (c *CSOStandIn) createOnly(ctx context.Context, obj *unstructured.Unstructu
 	return err
 }
 
-// removeManifestBindings deletes manifests/' RoleBindings and ClusterRoleBindings (the restore at the
-// end creates them again).
-func (c *CSOStandIn) removeManifestBindings(ctx context.Context) error {
-	objs, err := manifests.Objects()
-	if err != nil {
-		return err
-	}
-	for _, obj := range objs {
-		if obj.GetKind() != "RoleBinding" && obj.GetKind() != "ClusterRoleBinding" {
-			continue
-		}
-		subjects, _, _ := unstructured.NestedSlice(obj.Object, "subjects")
-		ours := false
-		for _, s := range subjects {
-			m, _ := s.(map[string]any)
-			ours = ours || m["kind"] == "ServiceAccount" && m["name"] == names.OperatorName && m["namespace"] == names.OperatorNamespace
-		}
-		if !ours {
-			continue
-		}
-		ri, err := c.w.resourceFor(obj)
-		if err != nil {
-			return err
-		}
-		if err := ri.Delete(ctx, obj.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("deleting manifests/' %s %s/%s: %w", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
-		}
-		c.logf("deleted manifests/' %s %s/%s", obj.GetKind(), obj.GetNamespace(), obj.GetName())
-	}
-	return nil
-}
 
 // ---------------------------------------------------------------- the status
 
@@ -861,281 +607,11 @@ func equalMaps(a, b map[string]string) bool {
 	return true
 }
 
-// workloadUIDs are the ReplicaSets and Pods in the operator and operand namespaces now.
-func (w *World) workloadUIDs(ctx context.Context) (map[types.UID]bool, error) {
-	out := map[types.UID]bool{}
-	for _, ns := range []string{names.OperatorNamespace, names.OperandNamespace} {
-		rss, err := w.Kube.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return nil, err
-		}
-		for _, rs := range rss.Items {
-			out[rs.UID] = true
-		}
-		pods, err := w.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range pods.Items {
-			out[p.UID] = true
-		}
-	}
-	return out, nil
-}
 
-// deleteWorkloadsSince deletes the ReplicaSets and Pods (at once) of the operator and operand
-// namespaces that are not in before.
-func (w *World) deleteWorkloadsSince(ctx context.Context, before map[types.UID]bool) error {
-	var errs []string
-	for _, ns := range []string{names.OperatorNamespace, names.OperandNamespace} {
-		rss, err := w.Kube.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return err
-		}
-		for _, rs := range rss.Items {
-			if !before[rs.UID] {
-				if err := w.Kube.AppsV1().ReplicaSets(ns).Delete(ctx, rs.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-					errs = append(errs, err.Error())
-				}
-			}
-		}
-		pods, err := w.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return err
-		}
-		for _, p := range pods.Items {
-			if !before[p.UID] {
-				err := w.Kube.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
-				if err != nil && !apierrors.IsNotFound(err) {
-					errs = append(errs, err.Error())
-				}
-			}
-		}
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("%s", strings.Join(errs, "; "))
-	}
-	return nil
-}
 
-// BuildPredecessorStandIn builds test/predecessorstandin for generation "4.17" or "4.18" into path.
-func BuildPredecessorStandIn(path string, generation Predecessor) error {
-	cmd := exec.Command("go", "build", "-ldflags", "-X main.generation="+string(generation), "-o", path, "./test/predecessorstandin")
-	cmd.Dir = RepoRoot()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build ./test/predecessorstandin: %v\n%s", err, out)
-	}
-	return nil
-}
 
-// InPodNamespace returns an executable in dir that runs binary with its arguments and
-// --namespace=namespace: what a library-go controllercmd process reads from the ServiceAccount
-// mount's namespace file in a pod (/var/run/secrets/kubernetes.io/serviceaccount/namespace), which
-// the pod runner does not write. For Deployments whose arguments name no namespace (CSO's).
-func InPodNamespace(dir, binary, namespace string) (string, error) {
-	path := filepath.Join(dir, filepath.Base(binary)+"-in-"+namespace)
-	script := fmt.Sprintf("#!/bin/sh\nexec %q \"$@\" --namespace=%q\n", binary, namespace)
-	return path, os.WriteFile(path, []byte(script), 0o755)
-}
 
-// IdleContainer returns an executable in dir that stands in for a container that runs and does
-// nothing else (it sleeps until it is signalled, whatever its arguments): for operand pods that only
-// need to be running and Ready.
-func IdleContainer(dir string) (string, error) {
-	path := filepath.Join(dir, "idle-container")
-	return path, os.WriteFile(path, []byte("#!/bin/sh\nexec sleep infinity\n"), 0o755)
-}
 
-// csoManilaAssets are CSO's objects for Manila per generation, as csioperatorclient's
-// StaticAssets, CRAsset and DeploymentAsset list them; written from
-// assets/csidriveroperators/openstack-manila/standalone/generated/ (main, bb8d2fd1) and
-// assets/csidriveroperators/manila/ (release-4.17, a039f8a2). The Service (main) carries service-ca's
-// annotation, so the world's service-ca stand-in issues manila-csi-driver-operator-serving-cert.
-var csoManilaAssets = map[CSOGeneration]string{
-	CSOMain: `
-apiVersion: v1
-kind: Namespace
-metadata:
-  name: openshift-manila-csi-driver
-  annotations: {include.release.openshift.io/self-managed-high-availability: "true", openshift.io/node-selector: "", storage.openshift.io/remove-from: mgmt, workload.openshift.io/allowed: management}
-  labels: {pod-security.kubernetes.io/audit: privileged, pod-security.kubernetes.io/enforce: privileged, pod-security.kubernetes.io/warn: privileged}
----
-apiVersion: v1
-kind: ServiceAccount
-metadata: {name: manila-csi-driver-operator, namespace: openshift-cluster-csi-drivers, annotations: {storage.openshift.io/remove-from: guest}}
----
-apiVersion: v1
-kind: Service
-metadata:
-  name: manila-csi-driver-operator-metrics
-  namespace: openshift-cluster-csi-drivers
-  annotations: {service.beta.openshift.io/serving-cert-secret-name: manila-csi-driver-operator-serving-cert, storage.openshift.io/remove-from: guest}
-  labels: {app: manila-csi-driver-operator}
-spec:
-  ports: [{name: https, port: 443, protocol: TCP, targetPort: 8443}]
-  selector: {name: manila-csi-driver-operator}
-  sessionAffinity: None
-  type: ClusterIP
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata: {name: manila-csi-driver-operator-role, namespace: openshift-cluster-csi-drivers, annotations: {storage.openshift.io/remove-from: guest}}
-rules:
-- {apiGroups: [""], resources: [pods, services, endpoints, events, configmaps, secrets], verbs: [get, list, watch, create, update, patch, delete]}
-- {apiGroups: [apps], resources: [deployments], verbs: [get, list, watch, create, update, patch, delete]}
-- {apiGroups: [monitoring.coreos.com], resources: [servicemonitors], verbs: [get, create, update, patch, delete]}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: {name: manila-csi-driver-operator-rolebinding, namespace: openshift-cluster-csi-drivers, annotations: {storage.openshift.io/remove-from: guest}}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: manila-csi-driver-operator-role}
-subjects: [{kind: ServiceAccount, name: manila-csi-driver-operator, namespace: openshift-cluster-csi-drivers}]
----
-` + csoGuestClusterObjects + `---
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: manila-csi-driver-operator
-  namespace: openshift-cluster-csi-drivers
-  annotations: {config.openshift.io/inject-proxy: manila-csi-driver-operator, storage.openshift.io/remove-from: guest}
-spec:
-  replicas: 1
-  selector: {matchLabels: {name: manila-csi-driver-operator}}
-  strategy: {}
-  template:
-    metadata:
-      annotations: {openshift.io/required-scc: restricted-v2, target.workload.openshift.io/management: '{"effect": "PreferredDuringScheduling"}'}
-      labels:
-        name: manila-csi-driver-operator
-        openshift.storage.network-policy.all-egress: allow
-        openshift.storage.network-policy.api-server: allow
-        openshift.storage.network-policy.dns: allow
-        openshift.storage.network-policy.operator-metrics-range: allow
-    spec:
-      containers:
-      - name: manila-csi-driver-operator
-        image: ${OPERATOR_IMAGE}
-        imagePullPolicy: IfNotPresent
-        args: [start, -v=${LOG_LEVEL}, --config=/var/run/configmaps/config/config.yaml, --terminate-on-files=/var/run/configmaps/config/config.yaml]
-        env:` + csoOperatorEnv + `
-        ports: [{containerPort: 8443, name: metrics, protocol: TCP}]
-        resources: {requests: {cpu: 10m, memory: 50Mi}}
-        securityContext: {allowPrivilegeEscalation: false, capabilities: {drop: [ALL]}, readOnlyRootFilesystem: true}
-        terminationMessagePolicy: FallbackToLogsOnError
-        volumeMounts:
-        - {mountPath: /etc/openstack, name: cloud-credentials, readOnly: true}
-        - {mountPath: /etc/openstack-ca, name: legacy-cacert, readOnly: true}
-        - {mountPath: /tmp, name: tmp}
-        - {mountPath: /var/run/secrets/serving-cert, name: serving-cert}
-        - {mountPath: /var/run/configmaps/config, name: operator-config}
-      nodeSelector: {node-role.kubernetes.io/master: ""}
-      priorityClassName: system-cluster-critical
-      securityContext: {runAsNonRoot: true, seccompProfile: {type: RuntimeDefault}}
-      serviceAccountName: manila-csi-driver-operator
-      tolerations:
-      - {key: CriticalAddonsOnly, operator: Exists}
-      - {effect: NoSchedule, key: node-role.kubernetes.io/master, operator: Exists}
-      volumes:
-      - name: legacy-cacert
-        configMap: {name: cloud-provider-config, optional: true, items: [{key: ca-bundle.pem, path: ca-bundle.pem}]}
-      - name: cloud-credentials
-        projected:
-          sources:
-          - secret: {name: openstack-cloud-credentials, optional: true, items: [{key: cacert, path: ca.crt}]}
-          - secret: {name: openstack-cloud-credentials, items: [{key: clouds.yaml, path: clouds.yaml}]}
-      - {name: tmp, emptyDir: {medium: Memory}}
-      - {name: serving-cert, secret: {defaultMode: 420, secretName: manila-csi-driver-operator-serving-cert}}
-      - {name: operator-config, configMap: {name: manila-csi-driver-operator-config}}
-`,
-	CSO417: `
-apiVersion: v1
-kind: Namespace
-metadata:
-  name: openshift-manila-csi-driver
-  annotations: {include.release.openshift.io/self-managed-high-availability: "true", openshift.io/node-selector: "", workload.openshift.io/allowed: management}
-  labels: {pod-security.kubernetes.io/enforce: privileged, pod-security.kubernetes.io/audit: privileged, pod-security.kubernetes.io/warn: privileged}
----
-apiVersion: v1
-kind: ServiceAccount
-metadata: {name: manila-csi-driver-operator, namespace: openshift-cluster-csi-drivers}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata: {name: manila-csi-driver-operator-role, namespace: openshift-cluster-csi-drivers}
-rules:
-- {apiGroups: [""], resources: [pods, services, endpoints, persistentvolumeclaims, events, configmaps, secrets], verbs: [get, list, watch, create, update, patch, delete]}
-- {apiGroups: [""], resources: [namespaces], verbs: [get]}
-- {apiGroups: [apps], resources: [deployments, daemonsets, replicasets, statefulsets], verbs: [get, list, watch, create, update, patch, delete]}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: {name: manila-csi-driver-operator-rolebinding, namespace: openshift-cluster-csi-drivers}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: manila-csi-driver-operator-role}
-subjects: [{kind: ServiceAccount, name: manila-csi-driver-operator, namespace: openshift-cluster-csi-drivers}]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRole
-metadata: {name: manila-csi-driver-operator-clusterrole}
-rules:` + csoClusterRoleRules + `
-- {apiGroups: [csi.openshift.io], resources: ["*"], verbs: [get, list, watch, create, update, patch, delete]}
-- {apiGroups: [config.openshift.io], resources: [infrastructures, proxies, apiservers], verbs: [get, list, watch]}
-- {apiGroups: [operator.openshift.io], resources: [clustercsidrivers, clustercsidrivers/status], verbs: [get, list, watch, create, update, patch, delete]}
-- {apiGroups: [authentication.k8s.io], resources: [tokenreviews], verbs: [create]}
-- {apiGroups: [monitoring.coreos.com], resources: [servicemonitors], verbs: [get, create, update, patch, delete]}
-- {apiGroups: [""], resources: [services], verbs: [get, list, watch, create, update, patch, delete]}
-- {apiGroups: [""], resources: [pods, endpoints], verbs: [get, list, watch]}
-- {apiGroups: [policy], resources: [poddisruptionbudgets], verbs: [get, list, watch, create, update, patch, delete]}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata: {name: manila-csi-driver-operator-clusterrolebinding}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: manila-csi-driver-operator-clusterrole}
-subjects: [{kind: ServiceAccount, name: manila-csi-driver-operator, namespace: openshift-cluster-csi-drivers}]
----
-apiVersion: operator.openshift.io/v1
-kind: ClusterCSIDriver
-metadata: {name: manila.csi.openstack.org}
-spec: {managementState: Managed, logLevel: Normal, operatorLogLevel: Normal}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: manila-csi-driver-operator
-  namespace: openshift-cluster-csi-drivers
-  annotations: {config.openshift.io/inject-proxy: manila-csi-driver-operator}
-spec:
-  replicas: 1
-  selector: {matchLabels: {name: manila-csi-driver-operator}}
-  strategy: {}
-  template:
-    metadata:
-      annotations: {target.workload.openshift.io/management: '{"effect": "PreferredDuringScheduling"}'}
-      labels: {name: manila-csi-driver-operator}
-    spec:
-      containers:
-      - name: manila-csi-driver-operator
-        image: ${OPERATOR_IMAGE}
-        imagePullPolicy: IfNotPresent
-        args: [start, -v=${LOG_LEVEL}]
-        env:` + csoOperatorEnv + `
-        volumeMounts:
-        - {name: cacert, mountPath: /etc/openstack-ca/}
-        - {name: cloud-credentials, mountPath: /etc/openstack/}
-        resources: {requests: {memory: 50Mi, cpu: 10m}}
-        terminationMessagePolicy: FallbackToLogsOnError
-      priorityClassName: system-cluster-critical
-      serviceAccountName: manila-csi-driver-operator
-      nodeSelector: {node-role.kubernetes.io/master: ""}
-      tolerations:
-      - {key: CriticalAddonsOnly, operator: Exists}
-      - {key: node-role.kubernetes.io/master, operator: Exists, effect: NoSchedule}
-      volumes:
-      - name: cacert
-        configMap: {name: cloud-provider-config, optional: true, items: [{key: ca-bundle.pem, path: ca-bundle.pem}]}
-      - name: cloud-credentials
-        secret: {secretName: manila-cloud-credentials, optional: false}
-`,
-}
 
 // csoClusterRoleRules are the rules both generations' ClusterRole starts with.
 const csoClusterRoleRules = `

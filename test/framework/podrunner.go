@@ -1496,3 +1496,21 @@ func (c *containerRun) status(volumesReady bool, setupMessage string, terminated
 	}
 	return cs
 }
+
+// InPodNamespace returns an executable in dir that runs binary with its arguments and
+// --namespace=namespace: what a library-go controllercmd process reads from the ServiceAccount
+// mount's namespace file in a pod (/var/run/secrets/kubernetes.io/serviceaccount/namespace), which
+// the pod runner does not write. For Deployments whose arguments name no namespace (CSO's).
+func InPodNamespace(dir, binary, namespace string) (string, error) {
+	path := filepath.Join(dir, filepath.Base(binary)+"-in-"+namespace)
+	script := fmt.Sprintf("#!/bin/sh\nexec %q \"$@\" --namespace=%q\n", binary, namespace)
+	return path, os.WriteFile(path, []byte(script), 0o755)
+}
+
+// IdleContainer returns an executable in dir that stands in for a container that runs and does
+// nothing else (it sleeps until it is signalled, whatever its arguments): for operand pods that only
+// need to be running and Ready.
+func IdleContainer(dir string) (string, error) {
+	path := filepath.Join(dir, "idle-container")
+	return path, os.WriteFile(path, []byte("#!/bin/sh\nexec sleep infinity\n"), 0o755)
+}

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -14,7 +12,6 @@ import (
 
 	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
-	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -27,7 +24,6 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operator"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/predecessor"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
@@ -38,321 +34,6 @@ const csoSwapTimeout = 3 * time.Minute
 // oursConditionOwners are this operator's condition owners, for predecessor.StaleAfterTakeover as the
 // operator calls it.
 var oursConditionOwners = operator.ConditionOwners()
-
-// TestCSOImageSwap is a release swapping OpenShift's Manila operator for this one and back, as
-// cluster-storage-operator does it: the CSO stand-in (framework.StartCSOStandIn: CSO's objects,
-// RBAC and Deployment for the generation, and ClusterOperator storage from the ClusterCSIDriver's
-// conditions) runs the predecessor stand-in's image (test/predecessorstandin) with a PV, a bound
-// claim, a VolumeSnapshot and an admin default class in place; the image is swapped to ours (the
-// built binary), the Deployment rolls (new pod first, the old one SIGTERMed once the new one is
-// Ready) and this operator takes over; its pod is deleted (a graceful restart) and (under CSO main)
-// its process SIGKILLed; then the image is swapped back and the predecessor leads again. Throughout,
-// ClusterOperator storage is never Available=False or Degraded=True, no workload, PV, claim or
-// snapshot is deleted (4.17's classes are recreated once, for the controller-expand secret), one PDB
-// selects the controller's pods and evicting one of them succeeds, and after the swap back nothing
-// of this operator's is left on the ClusterCSIDriver. The kube-controller-manager's deployment,
-// ReplicaSet, DaemonSet, disruption and volume controllers run; pod runners stand in for three
-// master nodes' kubelets (the operator's pod on the first; the operand's pods, whose images an idle
-// process stands in for, on all three, so that workloads keep available pods while they roll, as on
-// a cluster with three masters).
-func TestCSOImageSwap(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		gen   framework.CSOGeneration
-		p     framework.Predecessor
-		image string
-	}{
-		{"4.17", framework.CSO417, framework.Predecessor417, framework.ImagePredecessor417},
-		{"4.18", framework.CSOMain, framework.Predecessor418, framework.ImagePredecessor418},
-	} {
-		t.Run(tc.name, func(t *testing.T) { csoImageSwap(t, tc.gen, tc.p, tc.image) })
-	}
-}
-
-func csoImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predecessor, predImage string) {
-	ctx := context.Background()
-	bin := t.TempDir()
-	pred := filepath.Join(bin, "predecessor-standin-"+string(p))
-	if err := framework.BuildPredecessorStandIn(pred, p); err != nil {
-		t.Fatal(err)
-	}
-	// CSO's Deployment names no namespace: in a pod, controllercmd reads the ServiceAccount's.
-	oursExec, err := framework.InPodNamespace(bin, operatorBinary(t), names.OperatorNamespace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	predExec, err := framework.InPodNamespace(bin, pred, names.OperatorNamespace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	idle, err := framework.IdleContainer(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	world.ResetOperand(t)
-	world.ResetStorageClasses(t)
-	sfx := "_swap" + strings.ReplaceAll(string(p), ".", "")
-	types := []string{"default" + sfx, "gold_nfs" + sfx, "silver" + sfx}
-	for _, name := range types {
-		createShareType(t, framework.ShareTypeSpec{Name: name})
-	}
-
-	cso := world.StartCSOStandIn(t, framework.CSOStandInOptions{Generation: gen, OperatorImage: predImage})
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("ClusterOperator storage as the CSO stand-in wrote it:\n%s", strings.Join(cso.History(), "\n"))
-		}
-	})
-
-	// What the predecessor left: its classes (one the admin's default), its objects, a volume.
-	before := map[string]uid{}
-	for _, name := range types {
-		sc := framework.PredecessorClass(p, name)
-		if name == "silver"+sfx {
-			sc.Annotations = map[string]string{classplan.DefaultClassAnnotation: "true"}
-		}
-		created, err := world.Kube.StorageV1().StorageClasses().Create(ctx, sc, metav1.CreateOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		before["StorageClass/"+sc.Name] = uid(created.UID)
-	}
-	world.SeedPredecessor(t, p)
-
-	masters := map[string]string{"node-role.kubernetes.io/master": "", "kubernetes.io/os": "linux"}
-	runner := world.StartPodRunner(t, framework.PodRunnerOptions{
-		Namespace: names.OperatorNamespace, Selector: "name=" + framework.CSOManilaDeployment,
-		Images:   map[string]string{predImage: predExec, framework.ImageOurOperator: oursExec},
-		NodeName: "podrunner-master-0", NodeLabels: masters,
-	})
-	operandImages := map[string]string{"registry.example/openshift/ose-csi-driver-manila:v" + string(p): idle}
-	for _, img := range framework.CSOStandInImages() {
-		operandImages[img] = idle
-	}
-	for i := range 3 {
-		world.StartPodRunner(t, framework.PodRunnerOptions{Namespace: names.OperandNamespace, Selector: "app=openstack-manila-csi",
-			Images: operandImages, NodeName: fmt.Sprintf("podrunner-master-%d", i), NodeLabels: masters})
-	}
-
-	// The controllers start once the runners' Nodes are Ready and untainted, so every pod they make
-	// finds its Node.
-	world.StartKubeControllers(t, "deployment-controller", "replicaset-controller", "daemonset-controller", "disruption-controller",
-		"persistentvolume-binder-controller", "persistentvolumeclaim-protection-controller", "persistentvolume-protection-controller")
-
-	ns := "cso-swap-" + strings.ReplaceAll(string(p), ".", "-")
-	pv, claim := boundVolume(t, world, ns, framework.PredecessorClassName("gold_nfs"+sfx))
-	snapshot := volumeSnapshot(t, world, ns, claim.Name)
-	t.Cleanup(func() { deleteSwapVolume(t, ns, claim.Name, pv.Name, snapshot) })
-	world.WaitForClaimBound(t, claim)
-
-	// The predecessor leads under CSO: its conditions, its PDB, storage Available.
-	predPod := waitForCSOOperatorPod(t, predImage, "")
-	predTypes := waitForPredecessorLeads(t, cso, p)
-	t.Logf("the predecessor %s leads in pod %s with conditions %v", p, predPod, predTypes)
-	for key, id := range predecessorUIDs(t, world) {
-		before[key] = id
-	}
-
-	waitForSteadyOperand(t, "under the predecessor", false)
-	dumpOperatorLogsOnFailure(t, runner)
-	storage := watchStorageOperator(t)
-	driverTrouble := watchConditions(t, func(c operatorv1.OperatorCondition) bool {
-		return (strings.HasSuffix(c.Type, "Degraded") && c.Status == operatorv1.ConditionTrue) ||
-			(strings.HasSuffix(c.Type, "Available") && c.Status != operatorv1.ConditionTrue)
-	})
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("Degraded=True or Available!=True on the ClusterCSIDriver during the swaps:\n%s", strings.Join(driverTrouble(), "\n"))
-			t.Logf("ClusterOperator storage not Available or Degraded:\n%s", strings.Join(storage(), "\n"))
-		}
-	})
-	deletions := watchDeletions(t)
-	volumeDeletions := watchVolumeDeletions(t, ns)
-
-	// The release: CSO's Deployment gets our image.
-	cso.SetOperatorImage(t, framework.ImageOurOperator)
-	oursPod := waitForCSOOperatorPod(t, framework.ImageOurOperator, "")
-	waitForOnlyCSOOperatorPods(t, framework.ImageOurOperator)
-	waitForPodLog(t, runner, oursPod, "successfully acquired lease", 1)
-	waitForOursLeads(t, p, types)
-	for key, id := range predecessorUIDs(t, world) {
-		if before[key] != id {
-			t.Errorf("%s was recreated by the takeover (UID %s -> %s)", key, before[key], id)
-		}
-	}
-	waitForSteadyOperand(t, "after the takeover", true)
-	onePDBAndEviction(t, "after the takeover")
-	networkPoliciesAsCSOAllows(t, gen)
-
-	// A graceful restart: the pod deleted, the ReplicaSet's new pod takes the released lease.
-	if err := world.Kube.CoreV1().Pods(names.OperatorNamespace).Delete(ctx, oursPod, metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	restarted := waitForCSOOperatorPod(t, framework.ImageOurOperator, oursPod)
-	waitForOnlyCSOOperatorPods(t, framework.ImageOurOperator)
-	waitForPodLog(t, runner, restarted, "successfully acquired lease", 1)
-	waitForPodLog(t, runner, restarted, "Starting the Manila CSI driver controllers", 1)
-	waitForOursLeads(t, p, types)
-	waitForSteadyOperand(t, "after the graceful restart", true)
-
-	// A SIGKILL: the container restarts in the same pod and takes the lease once the dead process's
-	// runs out (library-go's 137 s). Under one CSO generation only: nothing of it depends on CSO's
-	// shape, and the lease's run-out is most of this test's time.
-	if gen == framework.CSOMain {
-		sigkill(t, runner, restarted, p, types)
-	}
-
-	// The rollback: CSO's Deployment gets the predecessor's image again.
-	cso.SetOperatorImage(t, predImage)
-	predPod = waitForCSOOperatorPod(t, predImage, "")
-	waitForOnlyCSOOperatorPods(t, predImage)
-	waitForPodLog(t, runner, predPod, "successfully acquired lease", 1)
-	framework.Eventually(t, csoSwapTimeout, "the predecessor's conditions only", func(ctx context.Context) error {
-		cr, err := world.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		var extra []string
-		for _, c := range cr.Status.Conditions {
-			if !slices.Contains(predTypes, c.Type) {
-				extra = append(extra, fmt.Sprintf("%s=%s", c.Type, c.Status))
-			}
-		}
-		if len(extra) > 0 {
-			return fmt.Errorf("conditions the predecessor does not write are left: %v", extra)
-		}
-		return predecessorIsAvailable(cr.Status.Conditions, p)
-	})
-	onePDBAndEviction(t, "after the rollback")
-	if cond, err := storageCondition(ctx, configv1.OperatorAvailable); err != nil || cond.Status != configv1.ConditionTrue {
-		t.Errorf("ClusterOperator storage after the rollback: %+v, %v", cond, err)
-	}
-
-	// Throughout: storage Available and not Degraded, nothing deleted.
-	if got := storage(); len(got) > 0 {
-		t.Errorf("ClusterOperator storage was not Available, or Degraded, during the swaps:\n%s", strings.Join(got, "\n"))
-	}
-	for _, d := range deletions() {
-		if !strings.HasPrefix(d, "StorageClass/") || p != framework.Predecessor417 {
-			t.Errorf("%s was deleted during the swaps", d)
-		}
-	}
-	if got := volumeDeletions(); len(got) > 0 {
-		t.Errorf("deleted during the swaps: %v", got)
-	}
-	for _, name := range types {
-		if _, err := world.Kube.StorageV1().StorageClasses().Get(ctx, framework.PredecessorClassName(name), metav1.GetOptions{}); err != nil {
-			t.Errorf("StorageClass %s after the swaps: %v", framework.PredecessorClassName(name), err)
-		}
-	}
-	if defaults := defaultClasses(t, world); !slices.Equal(defaults, []string{framework.PredecessorClassName("silver" + sfx)}) {
-		t.Errorf("default classes %v, want only the admin's", defaults)
-	}
-}
-
-// predecessorIsAvailable fails until the ClusterCSIDriver carries an Available=True that only
-// predecessor p writes.
-func predecessorIsAvailable(conditions []operatorv1.OperatorCondition, p framework.Predecessor) error {
-	want := "ManilaDriverControllerServiceControllerAvailable"
-	if p == framework.Predecessor418 {
-		want = "OpenStackManilaDriverControllerServiceControllerAvailable"
-	}
-	if !v1helpers.IsOperatorConditionTrue(conditions, want) {
-		return fmt.Errorf("%s is not True", want)
-	}
-	return nil
-}
-
-// waitForPredecessorLeads waits until the predecessor stand-in leads and storage is Available, and
-// returns the condition types on the ClusterCSIDriver then: the predecessor's.
-func waitForPredecessorLeads(t *testing.T, cso *framework.CSOStandIn, p framework.Predecessor) []string {
-	t.Helper()
-	var types []string
-	framework.Eventually(t, csoSwapTimeout, "the predecessor leading and storage Available", func(ctx context.Context) error {
-		lease, err := world.Kube.CoordinationV1().Leases(names.OperatorNamespace).Get(ctx, framework.PredecessorLease(p), metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		if lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity == "" {
-			return fmt.Errorf("lease %s has no holder", lease.Name)
-		}
-		cr, err := world.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		if err := predecessorIsAvailable(cr.Status.Conditions, p); err != nil {
-			return err
-		}
-		if p == framework.Predecessor417 && v1helpers.FindOperatorCondition(cr.Status.Conditions, "SecretSyncDegraded") == nil {
-			return fmt.Errorf("no SecretSyncDegraded yet")
-		}
-		if _, err := world.Kube.PolicyV1().PodDisruptionBudgets(names.OperandNamespace).Get(ctx, controllerPDB, metav1.GetOptions{}); err != nil {
-			return err
-		}
-		cond, err := storageCondition(ctx, configv1.OperatorAvailable)
-		if err != nil {
-			return err
-		}
-		if cond.Status != configv1.ConditionTrue {
-			return fmt.Errorf("storage Available=%s (%s: %s)", cond.Status, cond.Reason, cond.Message)
-		}
-		types = nil
-		for _, c := range cr.Status.Conditions {
-			types = append(types, c.Type)
-		}
-		sort.Strings(types)
-		return nil
-	})
-	return types
-}
-
-// waitForOursLeads waits until this operator has taken over: its Available conditions True, no
-// condition left that only a predecessor writes, the controller Deployment rendered with CSO's
-// driver image and every predecessor class adopted.
-func waitForOursLeads(t *testing.T, p framework.Predecessor, types []string) {
-	t.Helper()
-	driverImage := ""
-	for _, img := range framework.CSOStandInImages() {
-		if strings.Contains(img, "/csi-driver-manila:") {
-			driverImage = img
-		}
-	}
-	framework.Eventually(t, csoSwapTimeout, "this operator leading", func(ctx context.Context) error {
-		cr, err := world.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		for _, c := range []string{"ManilaDriverControllerServiceControllerAvailable", "ManilaDriverNodeServiceControllerAvailable", "NFSDriverNodeServiceControllerAvailable"} {
-			if !v1helpers.IsOperatorConditionTrue(cr.Status.Conditions, c) {
-				return fmt.Errorf("%s is not True", c)
-			}
-		}
-		if v1helpers.FindOperatorCondition(cr.Status.Conditions, "StorageClassControllerDegraded") == nil {
-			return fmt.Errorf("no StorageClassControllerDegraded: this operator's controllers do not run yet")
-		}
-		if stale := predecessor.StaleAfterTakeover(cr.Status.Conditions, oursConditionOwners); len(stale) > 0 {
-			return fmt.Errorf("the predecessor's conditions are still there: %v", stale)
-		}
-		d, err := world.Kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, framework.ControllerDeployment, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		if !slices.ContainsFunc(d.Spec.Template.Spec.Containers, func(c corev1.Container) bool { return c.Image == driverImage }) {
-			return fmt.Errorf("the controller Deployment is not rendered with %s yet", driverImage)
-		}
-		for _, name := range types {
-			sc, err := world.Kube.StorageV1().StorageClasses().Get(ctx, framework.PredecessorClassName(name), metav1.GetOptions{})
-			if err != nil {
-				return err
-			}
-			if !adopted(sc) {
-				return fmt.Errorf("StorageClass %s not adopted yet: labels %v, parameters %v", sc.Name, sc.Labels, sc.Parameters)
-			}
-		}
-		return nil
-	})
-}
 
 func adopted(sc *storagev1.StorageClass) bool {
 	return classplan.Owned(sc) && sc.Parameters["csi.storage.k8s.io/controller-expand-secret-name"] == names.DriverSecret
@@ -500,48 +181,6 @@ func storageCondition(ctx context.Context, t configv1.ClusterStatusConditionType
 	return configv1.ClusterOperatorStatusCondition{}, fmt.Errorf("ClusterOperator storage has no %s", t)
 }
 
-// watchStorageOperator records every Available other than True and every Degraded=True that
-// ClusterOperator storage shows until the test ends; a watch that ends early is recorded too.
-func watchStorageOperator(t *testing.T) func() []string {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	w, err := world.ConfigV1.ConfigV1().ClusterOperators().Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + framework.CSOClusterOperator})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var seen []string
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for ev := range w.ResultChan() {
-			co, ok := ev.Object.(*configv1.ClusterOperator)
-			if !ok {
-				continue
-			}
-			for _, c := range co.Status.Conditions {
-				if (c.Type == configv1.OperatorAvailable && c.Status != configv1.ConditionTrue) ||
-					(c.Type == configv1.OperatorDegraded && c.Status == configv1.ConditionTrue) {
-					mu.Lock()
-					seen = append(seen, fmt.Sprintf("%s %s=%s (%s): %s", time.Now().Format("15:04:05.000"), c.Type, c.Status, c.Reason, c.Message))
-					mu.Unlock()
-				}
-			}
-		}
-		if ctx.Err() == nil {
-			mu.Lock()
-			seen = append(seen, time.Now().Format("15:04:05.000")+" the watch of ClusterOperator storage ended early")
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() { cancel(); w.Stop(); <-done })
-	return func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]string{}, seen...)
-	}
-}
-
 // watchVolumeDeletions records deletions of PersistentVolumes, of claims and VolumeSnapshots in ns,
 // and of VolumeSnapshotClasses until the test ends.
 func watchVolumeDeletions(t *testing.T, ns string) func() []string {
@@ -654,7 +293,7 @@ func waitForSteadyOperand(t *testing.T, when string, clean bool) {
 // when it fails, and says where.
 func dumpOperatorLogsOnFailure(t *testing.T, runner *framework.PodRunner) {
 	t.Cleanup(func() {
-		if !t.Failed() {
+		if !t.Failed() && os.Getenv("KEEP_POD_LOGS") == "" {
 			return
 		}
 		dir, err := os.MkdirTemp("", "csoswap-logs-")
@@ -685,26 +324,4 @@ func networkPoliciesAsCSOAllows(t *testing.T, gen framework.CSOGeneration) {
 		_, err := world.Kube.NetworkingV1().NetworkPolicies(names.OperandNamespace).Get(ctx, "default-deny", metav1.GetOptions{})
 		return err
 	})
-}
-
-// sigkill kills our operator's process in pod restarted and waits until the restarted container leads
-// and the operand is steady again.
-func sigkill(t *testing.T, runner *framework.PodRunner, restarted string, p framework.Predecessor, types []string) {
-	t.Helper()
-	logged := func(substr string) int {
-		return strings.Count(strings.ToLower(runner.Log(restarted)), strings.ToLower(substr))
-	}
-	leases, starts := logged("successfully acquired lease"), logged("Starting the Manila CSI driver controllers")
-	if err := runner.Kill(restarted); err != nil {
-		t.Fatal(err)
-	}
-	framework.Eventually(t, 4*time.Minute, "the restarted process leading", func(context.Context) error {
-		if got := logged("successfully acquired lease"); got <= leases {
-			return fmt.Errorf("pod %s acquired the lease %d times", restarted, got)
-		}
-		return nil
-	})
-	waitForPodLog(t, runner, restarted, "Starting the Manila CSI driver controllers", starts+1)
-	waitForOursLeads(t, p, types)
-	waitForSteadyOperand(t, "after the SIGKILL", true)
 }
