@@ -80,13 +80,11 @@ type CSOStandIn struct {
 // csoStandInVersion is the release version the stand-in's images carry.
 const csoStandInVersion = "5.0.0-test"
 
-
 // Stop stops the stand-in's loops; it may be called more than once.
 func (c *CSOStandIn) Stop() {
 	c.cancel()
 	c.done.Wait()
 }
-
 
 // ClusterOperator returns ClusterOperator storage.
 func (c *CSOStandIn) ClusterOperator(ctx context.Context) (*configv1.ClusterOperator, error) {
@@ -115,10 +113,6 @@ func (c *CSOStandIn) logf(format string, args ...any) {
 
 // ---------------------------------------------------------------- the Deployment controller
 
-
-
-
-
 // tlsSettingsFromProfile is CSO's TLSSettingsFromProfile: the minimum version and IANA cipher names of
 // the profile, Intermediate when there is none, it is empty or unknown, or Custom without settings.
 func tlsSettingsFromProfile(profile *configv1.TLSSecurityProfile) (string, []string) {
@@ -136,7 +130,6 @@ func tlsSettingsFromProfile(profile *configv1.TLSSecurityProfile) (string, []str
 	}
 	return string(spec.MinTLSVersion), crypto.OpenSSLToIANACipherSuites(spec.Ciphers)
 }
-
 
 // specHashAnnotation is where library-go's ApplyDeployment keeps the hash of the spec it applied.
 const specHashAnnotation = "operator.openshift.io/spec-hash"
@@ -221,7 +214,6 @@ func (c *CSOStandIn) createOnly(ctx context.Context, obj *unstructured.Unstructu
 	}
 	return err
 }
-
 
 // ---------------------------------------------------------------- the status
 
@@ -604,12 +596,6 @@ func equalMaps(a, b map[string]string) bool {
 	}
 	return true
 }
-
-
-
-
-
-
 
 // csoClusterRoleRules are the rules both generations' ClusterRole starts with.
 const csoClusterRoleRules = `
