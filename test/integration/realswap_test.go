@@ -493,14 +493,31 @@ func realPredecessorSnapshot(t *testing.T, ns, claim string) string {
 	return volumeSnapshot(t, world, ns, claim)
 }
 
-// removeOperand deletes what earlier tests of the shard left of the operand, so the predecessor makes
-// its own from scratch, as on a cluster that only ever ran it.
+// removeOperand deletes what earlier tests of the shard left of the operand and of an operator
+// Deployment's pods, so the predecessor makes its own from scratch, as on a cluster that only ever ran
+// it: the workloads, and their ReplicaSets, ControllerRevisions and pods as the garbage collector (none
+// runs) would, the pods at once (no kubelet is left to finish a graceful deletion).
 func removeOperand(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
-	_ = world.Kube.AppsV1().Deployments(names.OperandNamespace).Delete(ctx, framework.ControllerDeployment, metav1.DeleteOptions{})
+	now := int64(0)
+	gone := metav1.DeleteOptions{GracePeriodSeconds: &now}
+	_ = world.Kube.AppsV1().Deployments(names.OperandNamespace).Delete(ctx, framework.ControllerDeployment, gone)
 	for _, ds := range []string{framework.NodeDaemonSet, framework.NFSNodeDaemonSet} {
-		_ = world.Kube.AppsV1().DaemonSets(names.OperandNamespace).Delete(ctx, ds, metav1.DeleteOptions{})
+		_ = world.Kube.AppsV1().DaemonSets(names.OperandNamespace).Delete(ctx, ds, gone)
+	}
+	for ns, selector := range map[string]string{names.OperandNamespace: "app=openstack-manila-csi",
+		names.OperatorNamespace: "name=" + framework.CSOManilaDeployment} {
+		list := metav1.ListOptions{LabelSelector: selector}
+		for _, err := range []error{
+			world.Kube.AppsV1().ReplicaSets(ns).DeleteCollection(ctx, gone, list),
+			world.Kube.AppsV1().ControllerRevisions(ns).DeleteCollection(ctx, gone, list),
+			world.Kube.CoreV1().Pods(ns).DeleteCollection(ctx, gone, list),
+		} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }
 
