@@ -20,7 +20,7 @@ const Resync = 10 * time.Minute
 
 // KubeForNamespaces is library-go's KubeInformersForNamespaces ("" for cluster-scoped objects) whose
 // caches drop managedFields, which the operator never reads and which are often the larger part of
-// an object, and keep of a Node only what the operator reads (Slim).
+// an object, and keep of a Node, a claim or a volume only what the operator reads (Slim).
 func KubeForNamespaces(kube kubernetes.Interface, namespaces ...string) v1helpers.KubeInformersForNamespaces {
 	factories := map[string]informers.SharedInformerFactory{}
 	for _, ns := range namespaces {
@@ -50,20 +50,37 @@ func Named(kube kubernetes.Interface, namespace, name string) informers.SharedIn
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "metadata.name=" + name }))
 }
 
-// Slim is DropManagedFields, and of a Node keeps only its name, labels (the control-plane count) and
-// addresses (the machine network): a node's status (images, conditions, capacity) and annotations
-// are most of its size, times every node of the cluster. Nodes are never written from this cache.
+// Slim is DropManagedFields, and of the cluster-scoped kinds the operator caches cluster-wide keeps
+// only what it reads, since each is cached once per object of the cluster and never written from
+// this cache:
+//   - a Node: its name, labels (the control-plane count) and addresses (the machine network); its
+//     status (images, conditions, capacity) and annotations are most of its size;
+//   - a PersistentVolumeClaim: its name, namespace and spec.storageClassName (a CephFS class is kept
+//     while a claim names it); a big cluster holds tens of thousands of claims;
+//   - a PersistentVolume: its name and spec.csi.driver (the CephFS instance is kept while a volume
+//     of its driver exists).
 func Slim(obj any) (any, error) {
-	node, ok := obj.(*corev1.Node)
-	if !ok {
-		return DropManagedFields(obj)
+	switch o := obj.(type) {
+	case *corev1.Node:
+		return &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: o.Name, UID: o.UID, ResourceVersion: o.ResourceVersion, Labels: o.Labels},
+			Status:     corev1.NodeStatus{Addresses: o.Status.Addresses},
+		}, nil
+	case *corev1.PersistentVolumeClaim:
+		return &corev1.PersistentVolumeClaim{
+			ObjectMeta: metav1.ObjectMeta{Name: o.Name, Namespace: o.Namespace, UID: o.UID, ResourceVersion: o.ResourceVersion},
+			Spec:       corev1.PersistentVolumeClaimSpec{StorageClassName: o.Spec.StorageClassName},
+		}, nil
+	case *corev1.PersistentVolume:
+		pv := &corev1.PersistentVolume{
+			ObjectMeta: metav1.ObjectMeta{Name: o.Name, UID: o.UID, ResourceVersion: o.ResourceVersion},
+		}
+		if o.Spec.CSI != nil {
+			pv.Spec.CSI = &corev1.CSIPersistentVolumeSource{Driver: o.Spec.CSI.Driver}
+		}
+		return pv, nil
 	}
-	return &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: node.Name, UID: node.UID, ResourceVersion: node.ResourceVersion, Labels: node.Labels,
-		},
-		Status: corev1.NodeStatus{Addresses: node.Status.Addresses},
-	}, nil
+	return DropManagedFields(obj)
 }
 
 // DropManagedFields is an informer transform. An object updated from a cached copy keeps its

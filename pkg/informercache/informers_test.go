@@ -55,3 +55,47 @@ func TestSlimNode(t *testing.T) {
 		t.Errorf("Slim(ConfigMap) = %+v", out)
 	}
 }
+
+// Of a claim and a volume the cache keeps what the CephFS controllers read (a claim's class, a
+// volume's CSI driver) and what identifies them; an object without the field stays without it.
+func TestSlimClaimsAndVolumes(t *testing.T) {
+	class := "manila-cephfs-gold"
+	meta := metav1.ObjectMeta{Name: "data", Namespace: "app", UID: "u", ResourceVersion: "9",
+		Labels: map[string]string{"app": "db"}, Annotations: map[string]string{"pv.kubernetes.io/bind-completed": "yes"},
+		Finalizers: []string{"kubernetes.io/pvc-protection"}, ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kcm"}}}
+	ident := metav1.ObjectMeta{Name: "data", Namespace: "app", UID: "u", ResourceVersion: "9"}
+	for _, tc := range []struct {
+		name     string
+		in, want any
+	}{
+		{"claim with a class",
+			&corev1.PersistentVolumeClaim{ObjectMeta: meta, Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: &class, VolumeName: "pv-1",
+				AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}}, Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound}},
+			&corev1.PersistentVolumeClaim{ObjectMeta: ident, Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: &class}}},
+		{"claim without a class",
+			&corev1.PersistentVolumeClaim{ObjectMeta: meta, Spec: corev1.PersistentVolumeClaimSpec{VolumeName: "pv-1"}},
+			&corev1.PersistentVolumeClaim{ObjectMeta: ident}},
+		{"CSI volume",
+			&corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv-1", UID: "v", ResourceVersion: "3", Labels: map[string]string{"a": "b"}},
+				Spec: corev1.PersistentVolumeSpec{StorageClassName: class, PersistentVolumeSource: corev1.PersistentVolumeSource{
+					CSI: &corev1.CSIPersistentVolumeSource{Driver: "cephfs.manila.csi.openstack.org", VolumeHandle: "h",
+						VolumeAttributes: map[string]string{"shareID": "s"}}}}},
+			&corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv-1", UID: "v", ResourceVersion: "3"},
+				Spec: corev1.PersistentVolumeSpec{PersistentVolumeSource: corev1.PersistentVolumeSource{
+					CSI: &corev1.CSIPersistentVolumeSource{Driver: "cephfs.manila.csi.openstack.org"}}}}},
+		{"NFS volume",
+			&corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv-2"},
+				Spec: corev1.PersistentVolumeSpec{PersistentVolumeSource: corev1.PersistentVolumeSource{NFS: &corev1.NFSVolumeSource{Server: "s", Path: "/p"}}}},
+			&corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv-2"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Slim(tc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Slim = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
