@@ -5,8 +5,10 @@
 // requests (from the apiserver's audit log), Keystone logins and other Keystone requests and Manila
 // requests per poll (from their logs), CPU seconds, VmRSS and the working set as the kubelet counts it
 // (from its cgroup); then the time from a new share type in Manila to its class. Beside each figure
-// the predecessor has, it prints the predecessor's and the ratio. BENCH_TYPES, BENCH_ENV and
-// BENCH_LOG_DIR help look into a figure.
+// the predecessor has, it prints the predecessor's and the ratio. Last, the cluster's scale (scale.go):
+// the same figures on an empty cluster and on one with BENCH_SCALE's claims, ConfigMaps and Secrets
+// in other namespaces (BENCH_SCALE=off skips it, BENCH_ONLY=scale runs it alone). BENCH_TYPES,
+// BENCH_ENV and BENCH_LOG_DIR help look into a figure.
 package main
 
 import (
@@ -69,6 +71,10 @@ func bench(ctx context.Context, t *testing.T) {
 		}
 	}
 	poll := pollInterval(t, world, bin)
+	if os.Getenv("BENCH_ONLY") == "scale" { // the cluster-scale table alone
+		benchScale(ctx, t, bin, idle, poll)
+		return
+	}
 	var results []result
 	created := 0
 	for _, n := range counts {
@@ -94,6 +100,25 @@ func bench(ctx context.Context, t *testing.T) {
 	last := results[len(results)-1]
 	printInformerCosts(informerCosts(t, world, operatorWatches(t, world.AuditLogPath(), last.ran.from, last.ran.to)), last.shareTypes)
 	printClaimTiming(timeClaim(t, world, bin, "bench-0000"))
+
+	if os.Getenv("BENCH_SCALE") != "off" {
+		benchScale(ctx, t, bin, idle, poll)
+	}
+}
+
+// benchScale measures the cluster's scale, not Manila's: ours, and the predecessor when it is
+// measured, each in a world of its own, on an empty cluster and on a big one.
+func benchScale(ctx context.Context, t *testing.T, bin string, idle, poll time.Duration) {
+	spec := bigClusterSpec(t)
+	const types = 5
+	runs := []scaleRun{measureScale(ctx, t, "this operator", func(*testing.T, *framework.World) subject { return operatorSubject(bin) },
+		spec, types, idle, poll)}
+	if pred := os.Getenv("BENCH_PREDECESSOR_BINARY"); pred != "" {
+		runs = append(runs, measureScale(ctx, t, predecessorName, func(t *testing.T, w *framework.World) subject {
+			return predecessorSubject(ctx, t, w, pred)
+		}, spec, types, idle, time.Minute))
+	}
+	printScaleTable(runs, spec, types, idle)
 }
 
 func createTypes(ctx context.Context, t *testing.T, world *framework.World, from, to int) {

@@ -36,7 +36,24 @@ func measurePredecessor(ctx context.Context, t *testing.T, bin string, counts []
 	// A cleanup, not a defer: the ClusterCSIDriver's own cleanup must run while the world is up.
 	t.Cleanup(world.Stop)
 	world.CreateClusterCSIDriver(t, operatorv1.Managed)
-	_, err = world.Kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
+	s := predecessorSubject(ctx, t, world, bin)
+	run := &predecessorRun{bin: bin}
+	created := 0
+	for _, n := range counts {
+		if created < n {
+			createTypes(ctx, t, world, created, n)
+		}
+		run.results = append(run.results, measure(t, world, s, n, idle, time.Minute, ""))
+		created = n + 1
+	}
+	return run
+}
+
+// predecessorSubject is the predecessor binary as the bench runs it in world: under the operator's
+// ServiceAccount bound to cluster-admin, in a mount namespace of its own where the Secret's
+// clouds.yaml is at /etc/openstack, the fixed path it reads (its Deployment mounts the Secret there).
+func predecessorSubject(ctx context.Context, t *testing.T, world *framework.World, bin string) subject {
+	_, err := world.Kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "bench-predecessor-cluster-admin"},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: names.OperatorNamespace, Name: names.OperatorName}},
@@ -44,9 +61,6 @@ func measurePredecessor(ctx context.Context, t *testing.T, bin string, counts []
 	if err != nil {
 		t.Fatal(err)
 	}
-	// It reads its credentials from a fixed path, /etc/openstack/clouds.yaml (its Deployment mounts
-	// the Secret there): it runs in a mount namespace of its own where a directory holding the Secret's
-	// clouds.yaml is bound over that path.
 	cloudDir := t.TempDir()
 	secret, err := world.Kube.CoreV1().Secrets(names.OperatorNamespace).Get(ctx, names.CloudCredentialsSecret, metav1.GetOptions{})
 	if err != nil {
@@ -60,13 +74,13 @@ func measurePredecessor(ctx context.Context, t *testing.T, bin string, counts []
 		if err := os.Mkdir(cloudPath, 0o755); err != nil { // the mount point; empty, removed after
 			t.Fatal(err)
 		}
-		defer os.Remove(cloudPath)
+		t.Cleanup(func() { os.Remove(cloudPath) })
 	}
 	wrap := func(bin string, args []string) (string, []string) {
 		return "unshare", append([]string{"--mount", "--propagation", "private", "--", "/bin/sh", "-c",
 			`mount --bind "$0" ` + cloudPath + ` && exec "$@"`, cloudDir, bin}, args...)
 	}
-	s := subject{bin: bin, wrap: wrap, command: func(t *testing.T, world *framework.World, tmp string) framework.OperatorCommand {
+	return subject{bin: bin, wrap: wrap, command: func(t *testing.T, world *framework.World, tmp string) framework.OperatorCommand {
 		ours := world.OperatorCommandFor(t, tmp)
 		port, err := framework.FreePort()
 		if err != nil {
@@ -76,14 +90,4 @@ func measurePredecessor(ctx context.Context, t *testing.T, bin string, counts []
 		return framework.OperatorCommand{Port: port, Env: ours.Env, Args: []string{"start", "-v=2",
 			"--namespace=" + names.OperatorNamespace, "--listen=127.0.0.1:" + strconv.Itoa(port), "--kubeconfig", kubeconfig}}
 	}}
-	run := &predecessorRun{bin: bin}
-	created := 0
-	for _, n := range counts {
-		if created < n {
-			createTypes(ctx, t, world, created, n)
-		}
-		run.results = append(run.results, measure(t, world, s, n, idle, time.Minute, ""))
-		created = n + 1
-	}
-	return run
 }
