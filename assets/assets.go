@@ -7,6 +7,8 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+
+	"sigs.k8s.io/yaml"
 )
 
 //go:embed *.yaml
@@ -136,4 +138,23 @@ func known(name string) bool {
 		}
 	}
 	return false
+}
+
+// ObjectName is the metadata.name of the named asset's object (written once, in the asset), for
+// what must know it before anything is rendered (e.g. an informer of that one object). An unknown
+// asset or one without a name panics: the assets are compiled in.
+func ObjectName(name string) string {
+	data, err := Vars{}.Render(name)
+	if err != nil {
+		panic(err)
+	}
+	var obj struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	if err := yaml.Unmarshal(data, &obj); err != nil || obj.Metadata.Name == "" {
+		panic(fmt.Sprintf("asset %q has no metadata.name: %v", name, err))
+	}
+	return obj.Metadata.Name
 }

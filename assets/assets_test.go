@@ -243,3 +243,22 @@ func TestRenderReplacesEveryImage(t *testing.T) {
 		}
 	}
 }
+
+// The names read from the assets are the objects' own.
+func TestObjectName(t *testing.T) {
+	for asset, want := range map[string]string{
+		ControllerDeployment: "openstack-manila-csi-controllerplugin",
+		NodeDaemonSet:        "openstack-manila-csi-nodeplugin",
+		CSIDriver:            "manila.csi.openstack.org",
+	} {
+		if got := ObjectName(asset); got != want {
+			t.Errorf("ObjectName(%s) = %q, want %q", asset, got, want)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Errorf("ObjectName of an unknown asset did not panic")
+		}
+	}()
+	ObjectName("no-such.yaml")
+}

@@ -22,11 +22,13 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 
+	"github.com/manila-csi/manila-csi-driver-operator/assets"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/informercache"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/state"
 )
 
 // clients are the API clients and informer factories shared by all controllers. Standalone there is
@@ -73,7 +75,16 @@ type clients struct {
 	credentials informers.SharedInformerFactory
 	// otherCredentials, hosted only, caches the credentials' other name there (cloudsecret).
 	otherCredentials informers.SharedInformerFactory
+	// cloudConfig caches the cloud config ConfigMap only (layout's CloudConfigName): openshift-config,
+	// or hosted the HCP namespace, holds many other ConfigMaps, CA bundles among them.
+	cloudConfig informers.SharedInformerFactory
+	// hostedState and controllerDeployment, hosted only, cache the state ConfigMap and the controller
+	// Deployment only: the HCP namespace holds the whole control plane's.
+	hostedState, controllerDeployment informers.SharedInformerFactory
 }
+
+// controllerDeploymentName is the controller Deployment's name, as its asset has it.
+var controllerDeploymentName = assets.ObjectName(assets.ControllerDeployment)
 
 // newClients builds the clients of one cluster from cc (standalone), or, in the hosted flavour, of the
 // guest from guestConfig and of the management cluster (its HCP namespace) from cc.
@@ -110,8 +121,7 @@ func newClients(cc *controllercmd.ControllerContext, f Flavour, guestConfig *res
 	if err != nil {
 		return nil, fmt.Errorf("ClusterCSIDriver client: %w", err)
 	}
-	kubeInformers := informercache.KubeForNamespaces(kube, "",
-		names.OperatorNamespace, names.OperandNamespace, names.CloudConfigNamespace)
+	kubeInformers := informercache.KubeForNamespaces(kube, "", names.OperatorNamespace, names.OperandNamespace)
 	owned := informercache.LabelledCluster(kube, classplan.OwnerLabel+"="+classplan.OwnerLabelValue)
 	c := &clients{
 		kube:              kube,
@@ -144,11 +154,14 @@ func newClients(cc *controllercmd.ControllerContext, f Flavour, guestConfig *res
 		c.operatorConfig = informercache.Named(kube, names.OperatorNamespace, operatorconfig.ConfigMapName)
 		c.hostedControlPlanes = dynamicinformer.NewFilteredDynamicSharedInformerFactory(c.mgmtDynamic, informercache.Resync, hcp, nil)
 		c.otherCredentials = informercache.Named(c.mgmtKube, hcp, c.layout.OtherCredentialsSecret)
-		hostedFactories = append(hostedFactories, c.metricsCert, c.operatorConfig, c.otherCredentials)
+		c.hostedState = informercache.Named(c.mgmtKube, hcp, state.ConfigMapName)
+		c.controllerDeployment = informercache.Named(c.mgmtKube, hcp, controllerDeploymentName)
+		hostedFactories = append(hostedFactories, c.metricsCert, c.operatorConfig, c.otherCredentials, c.hostedState, c.controllerDeployment)
 	} else {
 		c.operatorConfig = kubeInformers.InformersFor(names.OperatorNamespace)
 	}
 	c.credentials = informercache.Named(c.mgmtKube, c.layout.CredentialsNamespace, names.CloudCredentialsSecret)
+	c.cloudConfig = informercache.Named(c.mgmtKube, c.layout.CloudConfigNamespace, c.layout.CloudConfigName)
 	c.start = func(stop <-chan struct{}) {
 		if c.layout.Hosted {
 			c.mgmtInformers.Start(stop)
@@ -166,6 +179,7 @@ func newClients(cc *controllercmd.ControllerContext, f Flavour, guestConfig *res
 		c.operatorInformer.Start(stop)
 		c.installConfig.Start(stop)
 		c.credentials.Start(stop)
+		c.cloudConfig.Start(stop)
 		dynamicInformers.Start(stop)
 	}
 	return c, nil

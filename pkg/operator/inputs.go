@@ -39,8 +39,11 @@ func newSharedInputs(f Flavour, c *clients, render resourceapply.AssetFunc) (*sh
 	in := &sharedInputs{
 		operatorNS:      c.operatorConfig.Core().V1(),
 		operandNS:       c.kubeInformers.InformersFor(names.OperandNamespace).Core().V1(),
-		cloudConfigs:    c.mgmtInformers.InformersFor(layout.CloudConfigNamespace).Core().V1().ConfigMaps(),
+		cloudConfigs:    c.cloudConfig.Core().V1().ConfigMaps(),
 		stateConfigMaps: c.mgmtInformers.InformersFor(layout.StateNamespace).Core().V1().ConfigMaps(),
+	}
+	if f.IsHosted() {
+		in.stateConfigMaps = c.hostedState.Core().V1().ConfigMaps()
 	}
 	operatorConfigMaps := in.operatorNS.ConfigMaps().Lister().ConfigMaps(names.OperatorNamespace)
 	in.store = state.NewStore(layout.StateNamespace, in.stateConfigMaps.Lister(), c.mgmtKube.CoreV1())

@@ -111,7 +111,7 @@ func newOperandControllers(c *clients, recorder events.Recorder, f Flavour, rend
 	var controlPlane *csicontrollerset.CSIControllerSet
 	if f.IsHosted() {
 		// The controller's side: its static objects and the Deployment in the management cluster.
-		mgmt := c.mgmtInformers.InformersFor(c.layout.ControllerNamespace)
+		mgmt := c.controllerDeployment
 		deployments = mgmt
 		mgmtStatic, mgmtRender := f.ManagementStatic(render)
 		controlPlane = csicontrollerset.NewCSIControllerSet(c.operatorClient, recorder).
