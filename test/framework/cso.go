@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/manila-csi/manila-csi-driver-operator/manifests"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
 
@@ -110,7 +111,8 @@ var csoVersions = map[CSOGeneration]string{CSOMain: "5.0.0-test", CSO420: "4.20.
 // namespace, ServiceAccount, RBAC, Storage CR and ClusterOperator from its manifests, its release
 // environment) and the config operator's (the Storage CRD, FeatureGate status for CSO's version).
 // On OpenStack CSO starts both drivers of the platform, Manila and Cinder, and the volume data source
-// validator it runs on every platform; no pod of theirs runs.
+// validator it runs on every platform; no pod of theirs runs. manifests/' bindings of the operator's
+// ServiceAccount are removed meanwhile (removeManifestBindings): under CSO only CSO's RBAC applies.
 //
 // When the test ends CSO is stopped and the world is put back as it was before StartCSO: every
 // object created since is deleted (namespaces included: what the namespace controller would do is
@@ -146,6 +148,9 @@ func (w *World) StartCSO(t testing.TB, opts CSOOptions) *CSO {
 	c.LogPath = filepath.Join(c.dir, "cluster-storage-operator.log")
 	c.env = c.releaseEnv(opts)
 	if err := w.prepareCSO(ctx, c.Version, bin+".manifests"); err != nil {
+		t.Fatalf("preparing the world for CSO: %v", err)
+	}
+	if err := w.removeManifestBindings(ctx); err != nil {
 		t.Fatalf("preparing the world for CSO: %v", err)
 	}
 	if err := c.start(ctx); err != nil {
@@ -465,6 +470,39 @@ func (w *World) prepareCSO(ctx context.Context, version, manifestsDir string) er
 	fg.Status.FeatureGates = kept
 	_, err = gates.UpdateStatus(ctx, fg, metav1.UpdateOptions{})
 	return err
+}
+
+// removeManifestBindings deletes manifests/' RoleBindings and ClusterRoleBindings of the operator's
+// ServiceAccount: where CSO runs the Manila operator, this project's manifests/ are not applied (CSO
+// applies its own Manila objects), so only CSO's RBAC grants the operator anything. They come back
+// with the rest of the world when the test ends.
+func (w *World) removeManifestBindings(ctx context.Context) error {
+	objs, err := manifests.Objects()
+	if err != nil {
+		return err
+	}
+	for _, obj := range objs {
+		if obj.GetKind() != "RoleBinding" && obj.GetKind() != "ClusterRoleBinding" {
+			continue
+		}
+		subjects, _, _ := unstructured.NestedSlice(obj.Object, "subjects")
+		ours := false
+		for _, s := range subjects {
+			m, _ := s.(map[string]any)
+			ours = ours || m["kind"] == "ServiceAccount" && m["name"] == names.OperatorName && m["namespace"] == names.OperatorNamespace
+		}
+		if !ours {
+			continue
+		}
+		ri, err := w.resourceFor(obj)
+		if err != nil {
+			return err
+		}
+		if err := ri.Delete(ctx, obj.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("deleting manifests/' %s %s/%s: %w", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
+		}
+	}
+	return nil
 }
 
 // ---------------------------------------------------------------- putting the world back

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -54,6 +55,26 @@ func realCSOReadsOurStatus(t *testing.T, gen framework.CSOGeneration, shape func
 		return err
 	})
 	history := watchCSOManila(t, cso)
+	// The process starts once CSO applied the operator's Deployment and the RBAC its start needs (CSO's
+	// controllers apply them side by side): a process started earlier exits on a forbidden read,
+	// where its pod would restart.
+	framework.Eventually(t, csoTimeout, "the operator Deployment and RBAC CSO applies", func(ctx context.Context) error {
+		if _, err := world.Kube.AppsV1().Deployments(names.OperatorNamespace).Get(ctx, framework.CSOManilaDeployment, metav1.GetOptions{}); err != nil {
+			return err
+		}
+		review, err := world.Kube.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User:   "system:serviceaccount:" + names.OperatorNamespace + ":" + names.OperatorName,
+			Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + names.OperatorNamespace, "system:authenticated"},
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: "kube-system", Verb: "get", Resource: "configmaps",
+				Name: "extension-apiserver-authentication"}}}, metav1.CreateOptions{})
+		if err != nil {
+			return err
+		}
+		if !review.Status.Allowed {
+			return fmt.Errorf("the operator may not read kube-system/extension-apiserver-authentication yet")
+		}
+		return nil
+	})
 
 	run := startBinary(t, nil)
 	cond := world.WaitForCondition(t, manila.ConditionDisabled, operatorv1.ConditionTrue)
