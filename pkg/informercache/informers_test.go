@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -97,5 +99,25 @@ func TestSlimClaimsAndVolumes(t *testing.T) {
 				t.Errorf("Slim = %+v, want %+v", got, tc.want)
 			}
 		})
+	}
+}
+
+// The wrapped factory hands out the given Namespace informer and its own for everything else.
+func TestWithNamespacesFrom(t *testing.T) {
+	kube := fake.NewClientset()
+	operand := informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithNamespace("operand"))
+	labelled := LabelledCluster(kube, "owner=us")
+	f := WithNamespacesFrom(operand, labelled.Core().V1().Namespaces())
+	if got, want := f.Core().V1().Namespaces().Informer(), labelled.Core().V1().Namespaces().Informer(); got != want {
+		t.Errorf("Namespaces() is not the labelled factory's informer")
+	}
+	if got, want := f.Core().V1().ConfigMaps().Informer(), operand.Core().V1().ConfigMaps().Informer(); got != want {
+		t.Errorf("ConfigMaps() is not the operand factory's informer")
+	}
+	if got, want := f.Apps().V1().Deployments().Informer(), operand.Apps().V1().Deployments().Informer(); got != want {
+		t.Errorf("Apps() is not the operand factory's")
+	}
+	if operand.Core().V1().Namespaces().Informer() == labelled.Core().V1().Namespaces().Informer() {
+		t.Errorf("the operand factory's own Namespace informer is the labelled one: the test proves nothing")
 	}
 }

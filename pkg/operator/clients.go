@@ -124,13 +124,15 @@ func newClients(cc *controllercmd.ControllerContext, f Flavour, guestConfig *res
 	kubeInformers := informercache.KubeForNamespaces(kube, "", names.OperatorNamespace, names.OperandNamespace)
 	owned := informercache.LabelledCluster(kube, classplan.OwnerLabel+"="+classplan.OwnerLabelValue)
 	c := &clients{
-		kube:              kube,
-		owned:             owned,
-		dynamic:           dyn,
-		apiext:            apiext,
-		kubeInformers:     kubeInformers,
-		configInformer:    configinformers.NewSharedInformerFactory(config, resync),
-		operatorInformer:  operatorinformers.NewSharedInformerFactory(operatorTyped, resync),
+		kube:           kube,
+		owned:          owned,
+		dynamic:        dyn,
+		apiext:         apiext,
+		kubeInformers:  kubeInformers,
+		configInformer: configinformers.NewSharedInformerFactory(config, resync),
+		// Of the cluster's ClusterCSIDrivers (Cinder's and others'), the operator's own only.
+		operatorInformer: operatorinformers.NewSharedInformerFactoryWithOptions(operatorTyped, resync,
+			operatorinformers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "metadata.name=" + names.CSIDriverName })),
 		installConfig:     informercache.Named(kube, machinenetwork.InstallConfigNamespace, machinenetwork.InstallConfigName),
 		operatorClient:    operatorClient,
 		clusterCSIDrivers: operatorTyped.OperatorV1().ClusterCSIDrivers(),

@@ -25,6 +25,7 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/workloadselector"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hosted"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/informercache"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/state"
 )
@@ -92,9 +93,10 @@ func newOperandControllers(c *clients, recorder events.Recorder, f Flavour, rend
 	nodeManifest, nfsManifest, controllerManifest := mustRender(render, assets.NodeDaemonSet), mustRender(render, assets.NFSNodeDaemonSet), mustRender(render, assets.ControllerDeployment)
 
 	// The static resources' informers: the operand namespace's, and for the cluster-scoped objects
-	// (ClusterRoles, ClusterRoleBindings, CSIDriver) the factory of the operator's labelled objects only.
+	// (ClusterRoles, ClusterRoleBindings, CSIDriver, and the operand Namespace, which library-go takes
+	// from that namespace's factory) the factory of the operator's labelled objects only.
 	static := v1helpers.NewFakeKubeInformersForNamespaces(map[string]informers.SharedInformerFactory{
-		"": c.owned, names.OperandNamespace: operandInformers})
+		"": c.owned, names.OperandNamespace: informercache.WithNamespacesFrom(operandInformers, c.owned.Core().V1().Namespaces())})
 	snapshotCRDs := c.crdInformerFor(snapshotClassCRD)
 	crdExists := func() bool {
 		_, err := snapshotCRDs.Lister().Get(snapshotClassCRD)
