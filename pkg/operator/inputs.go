@@ -36,14 +36,17 @@ func newSharedInputs(f Flavour, c *clients, render resourceapply.AssetFunc) (*sh
 		return nil, err
 	}
 	layout := c.layout
+	// Standalone the state ConfigMap is among the operator namespace's, whose informer serves the
+	// operator config too; hosted, the HCP namespace's are the whole control plane's: that one only.
+	stateConfigMaps := c.mgmtInformers.InformersFor(layout.StateNamespace).Core().V1().ConfigMaps()
+	if f.IsHosted() {
+		stateConfigMaps = c.hostedState.Core().V1().ConfigMaps()
+	}
 	in := &sharedInputs{
 		operatorNS:      c.operatorConfig.Core().V1(),
 		operandNS:       c.kubeInformers.InformersFor(names.OperandNamespace).Core().V1(),
 		cloudConfigs:    c.cloudConfig.Core().V1().ConfigMaps(),
-		stateConfigMaps: c.mgmtInformers.InformersFor(layout.StateNamespace).Core().V1().ConfigMaps(),
-	}
-	if f.IsHosted() {
-		in.stateConfigMaps = c.hostedState.Core().V1().ConfigMaps()
+		stateConfigMaps: stateConfigMaps,
 	}
 	operatorConfigMaps := in.operatorNS.ConfigMaps().Lister().ConfigMaps(names.OperatorNamespace)
 	in.store = state.NewStore(layout.StateNamespace, in.stateConfigMaps.Lister(), c.mgmtKube.CoreV1())
