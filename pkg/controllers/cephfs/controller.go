@@ -116,8 +116,11 @@ func NewController(d Deps) factory.Controller {
 	return factory.New().
 		WithSync(c.sync).
 		WithSyncDegradedOnError(d.OperatorClient).
-		WithInformers(d.OperatorClient.Informer(), d.OperatorConfigMaps.Informer(), d.PersistentVolumes.Informer(),
+		WithInformers(d.OperatorClient.Informer(), d.OperatorConfigMaps.Informer(),
 			d.Deployments.Informer(), d.DaemonSets.Informer(), d.ConfigMaps.Informer(), d.CSIDrivers.Informer()).
+		// Of the cluster's volumes, only the CephFS driver's keep the instance: the others' events
+		// (every volume of a big cluster) start no sync.
+		WithFilteredEventsInformers(isCephFSVolume, d.PersistentVolumes.Informer()).
 		ResyncEvery(time.Minute).
 		ToController(ControllerName, d.Recorder.WithComponentSuffix("cephfs"))
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
@@ -43,4 +44,14 @@ func Decide(enabled bool, pvs []*corev1.PersistentVolume) Plan {
 	default:
 		return Plan{Remove: true}
 	}
+}
+
+// isCephFSVolume reports whether obj is a PersistentVolume (or a deleted one's tombstone) of the
+// CephFS driver.
+func isCephFSVolume(obj any) bool {
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	pv, ok := obj.(*corev1.PersistentVolume)
+	return ok && pv.Spec.CSI != nil && pv.Spec.CSI.Driver == DriverName
 }

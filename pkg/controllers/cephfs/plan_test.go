@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
 )
 
 func pv(name, driver string) *corev1.PersistentVolume {
@@ -34,5 +35,30 @@ func TestDecide(t *testing.T) {
 				t.Fatalf("Decide = %+v, want %+v", got, tc.want)
 			}
 		})
+	}
+}
+
+// Only volumes of the CephFS driver, or their tombstones, start a sync.
+func TestIsCephFSVolume(t *testing.T) {
+	csi := func(driver string) *corev1.PersistentVolume {
+		return &corev1.PersistentVolume{Spec: corev1.PersistentVolumeSpec{PersistentVolumeSource: corev1.PersistentVolumeSource{
+			CSI: &corev1.CSIPersistentVolumeSource{Driver: driver}}}}
+	}
+	for _, tc := range []struct {
+		name string
+		obj  any
+		want bool
+	}{
+		{"CephFS volume", csi(DriverName), true},
+		{"its tombstone", cache.DeletedFinalStateUnknown{Key: "pv", Obj: csi(DriverName)}, true},
+		{"NFS volume of the Manila driver", csi("manila.csi.openstack.org"), false},
+		{"another driver's tombstone", cache.DeletedFinalStateUnknown{Key: "pv", Obj: csi("ebs.csi.aws.com")}, false},
+		{"in-tree volume", &corev1.PersistentVolume{Spec: corev1.PersistentVolumeSpec{PersistentVolumeSource: corev1.PersistentVolumeSource{
+			NFS: &corev1.NFSVolumeSource{Server: "s"}}}}, false},
+		{"not a volume", &corev1.PersistentVolumeClaim{}, false},
+	} {
+		if got := isCephFSVolume(tc.obj); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
