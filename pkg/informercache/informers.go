@@ -7,6 +7,7 @@ import (
 
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
@@ -126,3 +127,15 @@ type v1From struct {
 }
 
 func (v v1From) Namespaces() corev1informers.NamespaceInformer { return v.namespaces }
+
+// CRDMetadataOnly keeps of a CustomResourceDefinition its identity only, for informers that read
+// whether one exists: a CRD's schema is most of its size, often hundreds of KB.
+func CRDMetadataOnly(obj any) (any, error) {
+	crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition)
+	if !ok {
+		return DropManagedFields(obj)
+	}
+	return &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: crd.Name, UID: crd.UID, ResourceVersion: crd.ResourceVersion},
+	}, nil
+}

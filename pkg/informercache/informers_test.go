@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
@@ -119,5 +120,27 @@ func TestWithNamespacesFrom(t *testing.T) {
 	}
 	if operand.Core().V1().Namespaces().Informer() == labelled.Core().V1().Namespaces().Informer() {
 		t.Errorf("the operand factory's own Namespace informer is the labelled one: the test proves nothing")
+	}
+}
+
+// Of a CRD the cache keeps its identity: existence is all that is read.
+func TestCRDMetadataOnly(t *testing.T) {
+	crd := &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "volumesnapshotclasses.snapshot.storage.k8s.io", UID: "u", ResourceVersion: "4",
+			Annotations: map[string]string{"api-approved.kubernetes.io": "x"}, ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "cvo"}}},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{Group: "snapshot.storage.k8s.io",
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Schema: &apiextensionsv1.CustomResourceValidation{}}}},
+	}
+	got, err := CRDMetadataOnly(crd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: crd.Name, UID: "u", ResourceVersion: "4"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("CRDMetadataOnly = %+v, want %+v", got, want)
+	}
+	tomb := cache.DeletedFinalStateUnknown{Key: crd.Name, Obj: crd}
+	if got, err := CRDMetadataOnly(tomb); err != nil || got.(cache.DeletedFinalStateUnknown).Key != crd.Name {
+		t.Errorf("tombstone: %v, %v", got, err)
 	}
 }

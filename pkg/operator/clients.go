@@ -187,11 +187,12 @@ func newClients(cc *controllercmd.ControllerContext, f Flavour, guestConfig *res
 	return c, nil
 }
 
-// crdInformerFor watches one CRD, by name: a cluster holds hundreds, some of them large.
+// crdInformerFor watches one CRD, by name: a cluster holds hundreds, some of them large. Only its
+// existence is read, so the cache keeps its metadata, not its schema (informercache.CRDMetadataOnly).
 func (c *clients) crdInformerFor(name string) apiextv1informers.CustomResourceDefinitionInformer {
 	f := apiextinformers.NewSharedInformerFactoryWithOptions(c.apiext, resync, apiextinformers.WithTweakListOptions(func(o *metav1.ListOptions) {
 		o.FieldSelector = "metadata.name=" + name
-	}))
+	}), apiextinformers.WithTransform(informercache.CRDMetadataOnly))
 	c.crdInformers = append(c.crdInformers, f)
 	return f.Apiextensions().V1().CustomResourceDefinitions()
 }
