@@ -83,8 +83,9 @@ func ObservePoll(duration time.Duration, succeeded bool, end time.Time, types in
 		return
 	}
 	pollDuration.WithLabelValues(PollSuccess).Observe(duration.Seconds())
-	lastSuccessfulPoll.Set(float64(end.UnixNano()) / 1e9)
+	// The count first: a reader that sees the new poll time finds that poll's count.
 	shareTypes.Set(float64(types))
+	lastSuccessfulPoll.Set(float64(end.UnixNano()) / 1e9)
 }
 
 // SetConfigValid records the verdict of the operator config check.

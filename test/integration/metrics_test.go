@@ -59,9 +59,13 @@ func TestMetricsFollowTheWorld(t *testing.T) {
 
 	// Prometheus (library-go always lets prometheus-k8s read /metrics) and a reader bound to GET
 	// /metrics (a SubjectAccessReview under the operator's RBAC) get the figures; the others do not.
-	first := prometheus.waitFor(t, "a successful poll", func(m scrape) error {
+	// A scrape reads each gauge at its own moment: a poll's time may show before its count.
+	first := prometheus.waitFor(t, "a successful poll and its count", func(m scrape) error {
 		if m.value(metrics.Namespace+"_last_successful_poll_timestamp_seconds", nil) <= 0 {
 			return fmt.Errorf("no successful poll yet")
+		}
+		if got := m.value(metrics.Namespace+"_share_types", nil); got < 2 {
+			return fmt.Errorf("share types %v, want the test's two at least", got)
 		}
 		return nil
 	})
