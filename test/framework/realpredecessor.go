@@ -31,10 +31,7 @@ type RealPredecessor struct {
 // its lease, as its pod does when stopped).
 func (w *World) StartRealPredecessor(t testing.TB, p Predecessor) *RealPredecessor {
 	t.Helper()
-	bin := filepath.Join(CSOBinDir(), realPredecessorBinaries[p])
-	if err := requireFiles("OpenShift's Manila operator (hack/cso.sh build "+CSOBinDir()+")", bin); err != nil {
-		t.Fatal(err)
-	}
+	bin := RealPredecessorBinary(t, p)
 	dir := t.TempDir()
 	openstackDir := filepath.Join(dir, "openstack")
 	if err := os.MkdirAll(openstackDir, 0o700); err != nil {

@@ -92,7 +92,7 @@ func TestRealCSOImageSwap(t *testing.T) {
 
 func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predecessor, shape realSwapShape) {
 	ctx := context.Background()
-	clock := newPhaseClock(t)
+	clock := newPhaseClock()
 	bin := t.TempDir()
 	oursExec, err := framework.InPodNamespace(bin, operatorBinary(t), names.OperatorNamespace)
 	if err != nil {
@@ -495,19 +495,16 @@ func realPredecessorSnapshot(t *testing.T, ns, claim string) string {
 	return volumeSnapshot(t, world, ns, claim)
 }
 
-// removeOperand deletes what earlier tests of the shard left of the operand and of an operator
-// Deployment's pods, so the predecessor makes its own from scratch, as on a cluster that only ever ran
-// it: the workloads, and their ReplicaSets, ControllerRevisions and pods as the garbage collector (none
-// runs) would, the pods at once (no kubelet is left to finish a graceful deletion).
+// removeOperand deletes, after world.ResetOperand removed the workloads, what earlier tests of the
+// shard left of their ReplicaSets, ControllerRevisions and pods, and of an operator Deployment's pods,
+// as the garbage collector (none runs) would: the predecessor then makes its operand from scratch, as
+// on a cluster that only ever ran it. The pods go at once (no kubelet is left to finish a graceful
+// deletion).
 func removeOperand(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
 	now := int64(0)
 	gone := metav1.DeleteOptions{GracePeriodSeconds: &now}
-	_ = world.Kube.AppsV1().Deployments(names.OperandNamespace).Delete(ctx, framework.ControllerDeployment, gone)
-	for _, ds := range []string{framework.NodeDaemonSet, framework.NFSNodeDaemonSet} {
-		_ = world.Kube.AppsV1().DaemonSets(names.OperandNamespace).Delete(ctx, ds, gone)
-	}
 	for ns, selector := range map[string]string{names.OperandNamespace: "app=openstack-manila-csi",
 		names.OperatorNamespace: "name=" + framework.CSOManilaDeployment} {
 		list := metav1.ListOptions{LabelSelector: selector}
@@ -529,7 +526,7 @@ type phaseClock struct {
 	lines       []string
 }
 
-func newPhaseClock(*testing.T) *phaseClock {
+func newPhaseClock() *phaseClock {
 	now := time.Now()
 	return &phaseClock{start: now, last: now}
 }
