@@ -193,7 +193,7 @@ func (o *Options) ownControllers(ctx context.Context, f Flavour, c *clients, in 
 		Clock:                    clk,
 		InstallConfig:            c.installConfig.Core().V1().ConfigMaps(),
 		Nodes:                    c.kubeInformers.InformersFor("").Core().V1().Nodes(),
-		Claims:                   c.kubeInformers.InformersFor("").Core().V1().PersistentVolumeClaims(),
+		Kube:                     c.kube,
 	})
 	return []factory.Controller{manilaController, configController, storageClassController, secretsync.NewController(secretSyncDeps),
 		runtimeConfigController, staleconditions.NewController(c.operatorClient, conditionOwners, recorder)}

@@ -16,8 +16,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/cephfs"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/configcheck"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/storageclasses"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
@@ -84,11 +86,12 @@ func cephFSConditions(ctx context.Context) ([]string, error) {
 
 // The CephFS instance is off by default and on when the operator config asks, with the ceph-csi image
 // it names; a known-bad ceph-csi release or a missing image is refused naming the field, keeping what
-// runs; turned off, it stays while a CephFS volume exists, then goes with its conditions. The NFS
-// instance is never touched.
+// runs; turned off, it stays while a CephFS volume exists, then goes with its conditions, and its
+// StorageClass stays while a claim names it, then goes. The NFS instance is never touched.
 func TestCephFSInstanceOnAndOff(t *testing.T) {
 	ctx := context.Background()
-	op := startOperator(t, "", framework.ShareTypeSpec{Name: "default"})
+	op := startOperator(t, "", framework.ShareTypeSpec{Name: "default"},
+		framework.ShareTypeSpec{Name: "gold", ExtraSpecs: map[string]string{"storage_protocol": "CEPHFS"}})
 	world.WaitForCondition(t, "ManilaDriverControllerServiceControllerDegraded", operatorv1.ConditionFalse)
 	// Settled: the hashes of its trusted CA, metrics cert and driver secret are on the pod template.
 	nfs := world.WaitForDeployment(t, func(d *appsv1.Deployment) error {
@@ -128,6 +131,13 @@ func TestCephFSInstanceOnAndOff(t *testing.T) {
 	})
 	world.WaitForCondition(t, "ManilaCephFSDriverControllerServiceControllerDegraded", operatorv1.ConditionFalse)
 	world.WaitForCondition(t, "CephCSIDriverNodeServiceControllerDegraded", operatorv1.ConditionFalse)
+	const cephFSClass = classplan.CephFSNamePrefix + "gold"
+	framework.Eventually(t, framework.DefaultTimeout, "StorageClass "+cephFSClass, func(ctx context.Context) error {
+		_, err := world.Kube.StorageV1().StorageClasses().Get(ctx, cephFSClass, metav1.GetOptions{})
+		return err
+	})
+	// A claim (never provisioned: the world's ceph-csi is idle) keeps the class once CephFS is off.
+	claim := world.CreateClaim(t, "cephfs-claims", "data", cephFSClass, "1Gi")
 
 	t.Run("KnownBadCephCSIRefused", func(t *testing.T) {
 		world.WriteOperatorConfig(t, cephFSConfig(badCephCSI))
@@ -209,6 +219,29 @@ func TestCephFSInstanceOnAndOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	world.WaitForCondition(t, cephfs.ConditionRetained, operatorv1.ConditionFalse)
+
+	retained := world.WaitForCondition(t, storageclasses.ConditionCephFSRetained, operatorv1.ConditionTrue)
+	if !strings.Contains(retained.Message, cephFSClass+" (PersistentVolumeClaim cephfs-claims/data)") {
+		t.Errorf("%s message %q does not name the class and its claim", storageclasses.ConditionCephFSRetained, retained.Message)
+	}
+	if err := world.Kube.CoreV1().PersistentVolumeClaims(claim.Namespace).Delete(ctx, claim.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Nothing in this test's world lifts the admission plugin's pvc-protection finalizer of an unused claim: as
+	// the kube-controller-manager would.
+	if _, err := world.Kube.CoreV1().PersistentVolumeClaims(claim.Namespace).Patch(ctx, claim.Name, types.MergePatchType,
+		[]byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, framework.DefaultTimeout, "the CephFS class deleted with its last claim", func(ctx context.Context) error {
+		if _, err := world.Kube.StorageV1().StorageClasses().Get(ctx, cephFSClass, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("StorageClass %s: %v", cephFSClass, err)
+		}
+		if c := world.Condition(t, storageclasses.ConditionCephFSRetained); c != nil {
+			return fmt.Errorf("%s left: %+v", storageclasses.ConditionCephFSRetained, c)
+		}
+		return nil
+	})
 	framework.Eventually(t, framework.DefaultTimeout, "the CephFS instance removed", func(ctx context.Context) error {
 		if err := cephFSObjectsAbsent(ctx); err != nil {
 			return err

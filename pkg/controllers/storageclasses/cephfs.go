@@ -1,6 +1,7 @@
 package storageclasses
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -8,8 +9,6 @@ import (
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
@@ -23,43 +22,45 @@ const ConditionCephFSRetained = ControllerName + "CephFSRetained"
 // ReasonCephFSClassesInUse is ConditionCephFSRetained's reason.
 const ReasonCephFSClassesInUse = "InUseByClaims"
 
-// retiringCephFS tells the claim event filter whether claims matter now: only while cephfs.enabled
-// is false, when a CephFS class waits for its last claim to go.
-func (c *Controller) retiringCephFS() bool {
-	cfg, _ := c.config.Current()
-	return cfg != nil && !cfg.CephFS.Enabled
+// claimSource says which claims name a class (claimwatch.Watch, which caches the cluster's claims
+// only between Naming and Release).
+type claimSource interface {
+	Naming(ctx context.Context, class string) (keys []string, known bool, err error)
+	Release()
 }
 
 // claimsNaming maps each of the operator's CephFS classes retired while cephfs.enabled is false
 // (cephFS) to one PersistentVolumeClaim whose spec.storageClassName names it, "namespace/name" (the
 // first in that order, so that the event names the same claim every sync). The claims are read only
-// when there is such a class.
-func (c *Controller) claimsNaming(existing map[string]*storagev1.StorageClass, cephFS bool) (map[string]string, error) {
-	retiring := map[string]bool{}
+// while there is such a class; known is false while they are being listed.
+func (c *Controller) claimsNaming(ctx context.Context, existing map[string]*storagev1.StorageClass, cephFS bool) (claims map[string]string, known bool, err error) {
+	var retiring []string
 	for name, sc := range existing {
 		if classplan.Retiring(sc, cephFS) {
-			retiring[name] = true
+			retiring = append(retiring, name)
 		}
 	}
 	if len(retiring) == 0 {
-		return nil, nil
-	}
-	pvcs, err := c.claims.List(labels.Everything())
-	if err != nil {
-		return nil, err
+		c.claims.Release()
+		return nil, true, nil
 	}
 	out := map[string]string{}
-	for _, pvc := range pvcs {
-		class := pvc.Spec.StorageClassName
-		if class == nil || !retiring[*class] {
-			continue
+	for _, class := range retiring {
+		keys, known, err := c.claims.Naming(ctx, class)
+		if err != nil || !known {
+			return nil, false, err
 		}
-		key := pvc.Namespace + "/" + pvc.Name
-		if prev, ok := out[*class]; !ok || key < prev {
-			out[*class] = key
+		if len(keys) > 0 {
+			out[class] = keys[0]
 		}
 	}
-	return out, nil
+	return out, true, nil
+}
+
+// namesCephFSClass says whether a claim names a CephFS class (manila-cephfs-*): only those claims'
+// creation and deletion can change what the controller does.
+func namesCephFSClass(pvc *corev1.PersistentVolumeClaim) bool {
+	return pvc.Spec.StorageClassName != nil && strings.HasPrefix(*pvc.Spec.StorageClassName, classplan.CephFSNamePrefix)
 }
 
 // retainedMessage says which CephFS classes are kept and for which claim.
@@ -91,46 +92,4 @@ func retainedCondition(retained []classplan.Retained) v1helpers.UpdateStatusFunc
 			Message: retainedMessage(retained)}
 	}
 	return trueOrRemoved(cond)
-}
-
-// claimEvents passes on the events of claims that name a CephFS class (manila-cephfs-*) while
-// wanted (cephfs.enabled is false): a claim created or deleted. A claim's storageClassName never
-// changes, so its updates (status, resizes) never re-run the sync. Used by pointer, as addressEvents.
-type claimEvents struct {
-	informer cache.SharedIndexInformer
-	wanted   func() bool
-}
-
-func (e *claimEvents) AddEventHandler(h cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
-	return e.informer.AddEventHandler(claimFilter{wanted: e.wanted, next: h})
-}
-
-func (e *claimEvents) HasSynced() bool { return e.informer.HasSynced() }
-
-type claimFilter struct {
-	wanted func() bool
-	next   cache.ResourceEventHandler
-}
-
-// namesCephFSClass reports whether obj is a claim (or a deleted one's tombstone) naming a CephFS class.
-func namesCephFSClass(obj any) bool {
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
-	pvc, ok := obj.(*corev1.PersistentVolumeClaim)
-	return ok && pvc.Spec.StorageClassName != nil && strings.HasPrefix(*pvc.Spec.StorageClassName, classplan.CephFSNamePrefix)
-}
-
-func (f claimFilter) OnAdd(obj any, initial bool) {
-	if namesCephFSClass(obj) && f.wanted() {
-		f.next.OnAdd(obj, initial)
-	}
-}
-
-func (f claimFilter) OnUpdate(any, any) {}
-
-func (f claimFilter) OnDelete(obj any) {
-	if namesCephFSClass(obj) && f.wanted() {
-		f.next.OnDelete(obj)
-	}
 }

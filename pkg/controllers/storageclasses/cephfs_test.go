@@ -21,6 +21,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/cephcsi"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/claimwatch"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
@@ -34,7 +35,7 @@ type world struct {
 	c        *Controller
 	kube     *fake.Clientset
 	classes  cache.Indexer
-	claims   cache.Indexer
+	claims   *indexedClaims
 	configs  cache.Indexer
 	drivers  cache.Indexer
 	op       v1helpers.OperatorClient
@@ -46,8 +47,28 @@ func indexer() cache.Indexer {
 	return cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 }
 
+// indexedClaims is claimwatch.Watch with its cache always filled (the claims a test adds) and a record
+// of whether the controller holds it (between Naming and Release).
+type indexedClaims struct {
+	cache.Indexer
+	watching bool
+	unknown  bool // answers "not yet known", as the watch does while it lists
+}
+
+func (c *indexedClaims) Naming(_ context.Context, class string) ([]string, bool, error) {
+	c.watching = true
+	if c.unknown {
+		return nil, false, nil
+	}
+	keys, err := claimwatch.KeysNaming(c.Indexer, class)
+	return keys, err == nil, err
+}
+
+func (c *indexedClaims) Release() { c.watching = false }
+
 func newWorld(t *testing.T, types []manilatypes.ShareType) *world {
-	w := &world{t: t, kube: fake.NewClientset(), classes: indexer(), claims: indexer(), configs: indexer(), drivers: indexer(),
+	w := &world{t: t, kube: fake.NewClientset(), classes: indexer(), configs: indexer(), drivers: indexer(),
+		claims:   &indexedClaims{Indexer: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{claimwatch.ByStorageClass: claimwatch.IndexByStorageClass})},
 		recorder: events.NewInMemoryRecorder("test", clock.RealClock{})}
 	w.op = v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}, &operatorv1.OperatorStatus{}, nil)
 	listings := &manilatypes.Store{}
@@ -62,7 +83,7 @@ func newWorld(t *testing.T, types []manilatypes.ShareType) *world {
 		absent:         map[string]int{},
 		reported:       map[string]bool{},
 		recent:         recentOver(w.classes),
-		claims:         corev1listers.NewPersistentVolumeClaimLister(w.claims),
+		claims:         w.claims,
 	}
 	w.config("")
 	return w
@@ -229,8 +250,12 @@ func TestSyncCephFSOnThenOff(t *testing.T) {
 	if got := w.events("StorageClassRetained"); len(got) != 1 {
 		t.Errorf("retained events after a second sync %q", got)
 	}
+	if !w.claims.watching {
+		t.Error("the claims are not watched while a class is retained")
+	}
 
-	// The claims go: the class goes, and the condition with it.
+	// While the claims are being listed, nothing is deleted.
+	w.claims.unknown = true
 	for _, name := range []string{"data", "a-later-one"} {
 		pvc.Name = name
 		if err := w.claims.Delete(pvc); err != nil {
@@ -238,11 +263,22 @@ func TestSyncCephFSOnThenOff(t *testing.T) {
 		}
 	}
 	w.sync()
+	if got := w.classNames(); !slices.Equal(got, []string{"csi-manila-gold", "csi-manila-plain", "manila-cephfs-ceph"}) {
+		t.Fatalf("claims not yet known: classes %v", got)
+	}
+	w.claims.unknown = false
+
+	// The claims are gone: the class goes, and the condition with it.
+	w.sync()
 	if got := w.classNames(); !slices.Equal(got, []string{"csi-manila-gold", "csi-manila-plain"}) {
 		t.Errorf("no claim left: classes %v", got)
 	}
 	if c := w.condition(ConditionCephFSRetained); c != nil {
 		t.Errorf("%s stays: %+v", ConditionCephFSRetained, c)
+	}
+	w.sync()
+	if w.claims.watching {
+		t.Error("the claims are still watched with no class retained")
 	}
 }
 
@@ -318,45 +354,28 @@ func TestClaimsNaming(t *testing.T) {
 	if err := w.claims.Add(&corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "no-class"}}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := w.c.claimsNaming(existing, false)
-	if err != nil || len(got) != 1 || got["manila-cephfs-a"] != "a/zz" {
-		t.Errorf("CephFS off: %v %v, want manila-cephfs-a -> a/zz only", got, err)
+	got, known, err := w.c.claimsNaming(context.Background(), existing, false)
+	if err != nil || !known || len(got) != 1 || got["manila-cephfs-a"] != "a/zz" || !w.claims.watching {
+		t.Errorf("CephFS off: %v %t %v, want manila-cephfs-a -> a/zz only, from the watch", got, known, err)
 	}
-	if got, err := w.c.claimsNaming(existing, true); err != nil || got != nil {
-		t.Errorf("CephFS on: %v %v, want no lookup", got, err)
+	if got, known, err := w.c.claimsNaming(context.Background(), existing, true); err != nil || !known || got != nil || w.claims.watching {
+		t.Errorf("CephFS on: %v %t %v, want no lookup and the watch released", got, known, err)
+	}
+	w.claims.unknown = true
+	if got, known, err := w.c.claimsNaming(context.Background(), existing, false); err != nil || known || got != nil {
+		t.Errorf("claims being listed: %v %t %v, want not known", got, known, err)
 	}
 }
 
-func TestClaimFilter(t *testing.T) {
-	cephfs, nfs := "manila-cephfs-a", "csi-manila-a"
-	pvc := func(class *string) *corev1.PersistentVolumeClaim {
-		return &corev1.PersistentVolumeClaim{Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: class}}
-	}
+func TestNamesCephFSClass(t *testing.T) {
+	cephfs, nfs, empty := "manila-cephfs-a", "csi-manila-a", ""
 	for _, tc := range []struct {
-		name   string
-		obj    any
-		wanted bool
-		want   string
-	}{
-		{"a CephFS class's claim while CephFS is off", pvc(&cephfs), true, "add,delete"},
-		{"its tombstone", cache.DeletedFinalStateUnknown{Obj: pvc(&cephfs)}, true, "delete"},
-		{"while CephFS is on", pvc(&cephfs), false, ""},
-		{"an NFS class's claim", pvc(&nfs), true, ""},
-		{"a claim without a class", pvc(nil), true, ""},
-	} {
-		var seen []string
-		f := claimFilter{wanted: func() bool { return tc.wanted }, next: cache.ResourceEventHandlerFuncs{
-			AddFunc:    func(any) { seen = append(seen, "add") },
-			UpdateFunc: func(any, any) { seen = append(seen, "update") },
-			DeleteFunc: func(any) { seen = append(seen, "delete") },
-		}}
-		if _, tomb := tc.obj.(cache.DeletedFinalStateUnknown); !tomb {
-			f.OnAdd(tc.obj, false)
-		}
-		f.OnUpdate(tc.obj, tc.obj)
-		f.OnDelete(tc.obj)
-		if got := strings.Join(seen, ","); got != tc.want {
-			t.Errorf("%s: passed %q, want %q", tc.name, got, tc.want)
+		class *string
+		want  bool
+	}{{&cephfs, true}, {&nfs, false}, {&empty, false}, {nil, false}} {
+		pvc := &corev1.PersistentVolumeClaim{Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: tc.class}}
+		if got := namesCephFSClass(pvc); got != tc.want {
+			t.Errorf("class %v: %t, want %t", tc.class, got, tc.want)
 		}
 	}
 }

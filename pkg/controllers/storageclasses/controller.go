@@ -22,11 +22,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1informers "k8s.io/client-go/informers/core/v1"
 	storageinformers "k8s.io/client-go/informers/storage/v1"
+	"k8s.io/client-go/kubernetes"
 	storageclient "k8s.io/client-go/kubernetes/typed/storage/v1"
-	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/claimwatch"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/managementstate"
@@ -54,8 +55,9 @@ const (
 // own), StorageClasses named csi-manila-* or manila-cephfs-* or carrying its owner label, the operator
 // ConfigMap and the ClusterCSIDriver (spec.storageClassState); for nfs-shareClient: machineNetwork,
 // ConfigMap kube-system/cluster-config-v1 and the Nodes' InternalIP addresses (only changes of those);
-// while cephfs.enabled is false, PersistentVolumeClaims naming a manila-cephfs-* class (created or
-// deleted only).
+// while one of its CephFS classes is being retired (cephfs.enabled false), PersistentVolumeClaims
+// naming a manila-cephfs-* class (created or deleted only), through a watch that runs only then
+// (claimwatch): the cluster's claims are not cached otherwise.
 //
 // Writes: StorageClasses (only differences, compared through the informer cache, so a poll that
 // changes nothing writes nothing; a class it just created is read back from client-go's mutation cache
@@ -91,7 +93,7 @@ type Controller struct {
 	config         *operatorconfig.Source
 	clock          clock.PassiveClock
 	machineNetwork machineNetworkInputs
-	claims         corev1listers.PersistentVolumeClaimLister
+	claims         claimSource
 
 	lastSeq  uint64
 	absent   map[string]int
@@ -119,9 +121,9 @@ type Deps struct {
 	// InstallConfig holds ConfigMap kube-system/cluster-config-v1 only; Nodes every Node.
 	InstallConfig corev1informers.ConfigMapInformer
 	Nodes         corev1informers.NodeInformer
-	// Claims are every PersistentVolumeClaim: a CephFS class is deleted, once cephfs.enabled is false,
-	// only when none names it.
-	Claims corev1informers.PersistentVolumeClaimInformer
+	// Kube lists and watches the cluster's PersistentVolumeClaims while a CephFS class is retired
+	// (cephfs.enabled false): it is deleted only when no claim names it.
+	Kube kubernetes.Interface
 }
 
 // NewController returns the factory controller, triggered also by every published listing.
@@ -136,7 +138,6 @@ func NewController(d Deps) factory.Controller {
 		absent:         map[string]int{},
 		reported:       map[string]bool{},
 		recent:         newRecentClasses(d.StorageClasses.Informer()),
-		claims:         d.Claims.Lister(),
 
 		machineNetwork: machineNetworkInputs{
 			installConfig: d.InstallConfig.Lister().ConfigMaps(machinenetwork.InstallConfigNamespace),
@@ -145,6 +146,7 @@ func NewController(d Deps) factory.Controller {
 	}
 	recorder := d.Recorder.WithComponentSuffix("storageclass-controller")
 	syncCtx := factory.NewSyncContext(ControllerName, recorder)
+	c.claims = claimwatch.New(d.Kube, namesCephFSClass, func() { syncCtx.Queue().Add(factory.DefaultQueueKey) })
 	d.Listings.Subscribe(func() {
 		if needsSync(d.Listings.Latest(), c.counting.Load()) {
 			syncCtx.Queue().Add(factory.DefaultQueueKey)
@@ -156,8 +158,7 @@ func NewController(d Deps) factory.Controller {
 		WithFilteredEventsInformers(ours, d.StorageClasses.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(operatorconfig.ConfigMapName, operatorconfig.LegacyConfigMapName), d.ConfigMaps.Informer()).
 		WithInformers(d.ClusterCSIDriverInformer, d.InstallConfig.Informer(),
-			&addressEvents{informer: d.Nodes.Informer(), wanted: c.usesMachineNetwork},
-			&claimEvents{informer: d.Claims.Informer(), wanted: c.retiringCephFS}).
+			&addressEvents{informer: d.Nodes.Informer(), wanted: c.usesMachineNetwork}).
 		ToController(ControllerName, recorder)
 }
 
@@ -262,9 +263,9 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	for name := range adoption.Adopt {
 		adopt[name] = true
 	}
-	claims, err := c.claimsNaming(existing, cephFS)
-	if err != nil {
-		return err
+	claims, known, err := c.claimsNaming(ctx, existing, cephFS)
+	if err != nil || !known {
+		return err // claims being listed: the watch runs this sync again once they are
 	}
 	plan := classplan.Plan(classplan.Input{
 		State: state, Wanted: wanted, Existing: existing, Adopt: adopt, Listed: listed, Zones: zones,
