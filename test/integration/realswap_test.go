@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/manila"
@@ -170,11 +171,13 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 	}
 
 	manilaView := watchCSOManila(t, cso)
+	operandView := watchOperandDeployment(t)
 	storage := watchStorageManila(t, shape.cephFS)
 	deletions := watchDeletions(t)
 	volumeDeletions := watchVolumeDeletions(t, ns)
 	t.Cleanup(func() {
 		t.Logf("CSO's Manila conditions in its Storage CR, as sampled:\n%s", strings.Join(manilaView.Timeline(), "\n"))
+		t.Logf("the controller Deployment, as sampled:\n%s", strings.Join(operandView.Timeline(), "\n"))
 		t.Logf("where the time went:\n%s", clock.String())
 	})
 
@@ -454,6 +457,21 @@ func watchStorageManila(t *testing.T, cephFS bool) func() []string {
 		}
 		return out
 	}
+}
+
+// watchOperandDeployment samples the operand's controller Deployment: its generation, replicas and
+// pod template hash against its status, to tell from the printed timeline who rolled or scaled it
+// when CSO's view of Manila changes.
+func watchOperandDeployment(t *testing.T) *framework.Changes {
+	return framework.SampleChanges(t, 200*time.Millisecond, func(ctx context.Context) (string, error) {
+		d, err := world.Kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, framework.ControllerDeployment, metav1.GetOptions{})
+		if err != nil {
+			return err.Error(), nil
+		}
+		s := d.Status
+		return fmt.Sprintf("generation %d (observed %d), replicas %d: %d, updated %d, ready %d, available %d, uid %s",
+			d.Generation, s.ObservedGeneration, ptr.Deref(d.Spec.Replicas, 1), s.Replicas, s.UpdatedReplicas, s.ReadyReplicas, s.AvailableReplicas, d.UID), nil
+	})
 }
 
 // onlyCephFSManilaLines says whether every line of a union message that comes from CSO's Manila
