@@ -25,6 +25,7 @@ import (
 
 // watchSpec is one of the operator's watches as kube-apiserver saw it.
 type watchSpec struct {
+	user                      string
 	gvr                       schema.GroupVersionResource
 	namespace, labels, fields string
 }
@@ -48,9 +49,15 @@ func (w watchSpec) String() string {
 
 // operatorWatches returns the distinct watches the operator opened between from and to.
 func operatorWatches(t *testing.T, auditPath string, from, to time.Time) []watchSpec {
+	return watchesOf(t, auditPath, isOperatorUser, from, to)
+}
+
+// watchesOf returns the distinct watches the users who matches opened between from and to (each
+// user's own: N hosted operators' watches of the same kind in their namespaces are N watches).
+func watchesOf(t *testing.T, auditPath string, who func(string) bool, from, to time.Time) []watchSpec {
 	seen := map[watchSpec]bool{}
 	var specs []watchSpec
-	for _, e := range readAudit(t, auditPath) {
+	for _, e := range readAuditOf(t, auditPath, who) {
 		if e.Verb != "watch" || e.ObjectRef == nil || e.received().Before(from) || e.received().After(to) {
 			continue
 		}
@@ -59,7 +66,7 @@ func operatorWatches(t *testing.T, auditPath string, from, to time.Time) []watch
 			continue
 		}
 		q := u.Query()
-		w := watchSpec{
+		w := watchSpec{user: e.User.Username,
 			gvr:       schema.GroupVersionResource{Group: e.ObjectRef.APIGroup, Version: e.ObjectRef.APIVersion, Resource: e.ObjectRef.Resource},
 			namespace: e.ObjectRef.Namespace, labels: q.Get("labelSelector"), fields: q.Get("fieldSelector"),
 		}

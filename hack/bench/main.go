@@ -7,7 +7,9 @@
 // (from its cgroup); then the time from a new share type in Manila to its class. Beside each figure
 // the predecessor has, it prints the predecessor's and the ratio. Last, the cluster's scale (scale.go):
 // the same figures on an empty cluster and on one with BENCH_SCALE's claims, ConfigMaps and Secrets
-// in other namespaces (BENCH_SCALE=off skips it, BENCH_ONLY=scale runs it alone). BENCH_TYPES,
+// in other namespaces (BENCH_SCALE=off skips it, BENCH_ONLY=scale runs it alone). Then hosted
+// (hosted.go): N hosted operators on one management kube-apiserver, this one and csi-operator's, for
+// each N of BENCH_HOSTED (default 1,10,30; off skips it, BENCH_ONLY=hosted runs it alone). BENCH_TYPES,
 // BENCH_ENV and BENCH_LOG_DIR help look into a figure.
 package main
 
@@ -71,8 +73,12 @@ func bench(ctx context.Context, t *testing.T) {
 		}
 	}
 	poll := pollInterval(t, world, bin)
-	if os.Getenv("BENCH_ONLY") == "scale" { // the cluster-scale table alone
+	switch os.Getenv("BENCH_ONLY") {
+	case "scale": // the cluster-scale table alone
 		benchScale(ctx, t, bin, idle, poll)
+		return
+	case "hosted": // the hosted tables alone
+		benchHosted(ctx, t, bin, idle)
 		return
 	}
 	var results []result
@@ -103,6 +109,9 @@ func bench(ctx context.Context, t *testing.T) {
 
 	if os.Getenv("BENCH_SCALE") != "off" {
 		benchScale(ctx, t, bin, idle, poll)
+	}
+	if os.Getenv("BENCH_HOSTED") != "off" {
+		benchHosted(ctx, t, bin, idle)
 	}
 }
 

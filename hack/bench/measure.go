@@ -85,9 +85,15 @@ func waitForClassOf(t *testing.T, world *framework.World, shareType string) {
 // settle waits until the operand exists and the operator has written nothing but its lease for 30 s.
 func settle(t *testing.T, world *framework.World) {
 	world.WaitForDeployment(t, nil)
+	settleOn(t, world.AuditLogPath(), isOperatorUser)
+}
+
+// settleOn waits until the users who matches have written nothing but leases for 30 s, as the audit
+// log at path shows.
+func settleOn(t *testing.T, path string, who func(string) bool) {
 	framework.Eventually(t, 5*time.Minute, "30 s without a write by the operator", func(context.Context) error {
 		last := time.Time{}
-		for _, e := range readAudit(t, world.AuditLogPath()) {
+		for _, e := range readAuditOf(t, path, who) {
 			if e.write() && e.resource() != "leases" && e.received().After(last) {
 				last = e.received()
 			}
@@ -119,8 +125,15 @@ func (e auditEvent) write() bool {
 	return false
 }
 
+// isOperatorUser says whether user is the standalone operator's ServiceAccount (also the hosted
+// operator's identity in its guest).
+func isOperatorUser(user string) bool { return user == operatorUser }
+
 // readAudit returns the operator's requests, one per audit ID.
-func readAudit(t *testing.T, path string) []auditEvent {
+func readAudit(t *testing.T, path string) []auditEvent { return readAuditOf(t, path, isOperatorUser) }
+
+// readAuditOf returns the requests of the users who matches, one per audit ID.
+func readAuditOf(t *testing.T, path string, who func(string) bool) []auditEvent {
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +145,7 @@ func readAudit(t *testing.T, path string) []auditEvent {
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
 		var e auditEvent
-		if json.Unmarshal(sc.Bytes(), &e.Event) != nil || e.User.Username != operatorUser || seen[string(e.AuditID)] {
+		if json.Unmarshal(sc.Bytes(), &e.Event) != nil || !who(e.User.Username) || seen[string(e.AuditID)] {
 			continue
 		}
 		seen[string(e.AuditID)] = true
@@ -148,8 +161,30 @@ type auditCounts struct {
 }
 
 func countAudit(t *testing.T, path string, from, to time.Time) auditCounts {
+	return countAuditOf(t, path, isOperatorUser, from, to)
+}
+
+// add adds o's counts to c's.
+func (c *auditCounts) add(o auditCounts) {
+	c.total += o.total
+	c.gets += o.gets
+	c.lists += o.lists
+	c.watches += o.watches
+	c.writes += o.writes
+	c.leases += o.leases
+	c.events += o.events
+	if c.byRequest == nil {
+		c.byRequest = map[string]int{}
+	}
+	for k, v := range o.byRequest {
+		c.byRequest[k] += v
+	}
+}
+
+// countAuditOf counts the requests of the users who matches between from and to.
+func countAuditOf(t *testing.T, path string, who func(string) bool, from, to time.Time) auditCounts {
 	c := auditCounts{byRequest: map[string]int{}}
-	for _, e := range readAudit(t, path) {
+	for _, e := range readAuditOf(t, path, who) {
 		if e.received().Before(from) || e.received().After(to) {
 			continue
 		}
