@@ -59,8 +59,10 @@ type hostedLevel struct {
 	startup, window           time.Duration
 	mgmt, guest               auditCounts
 	mgmtWatches, guestWatches int
-	cpu                       time.Duration
-	rssKiB, anonKiB, wsKiB    int
+	// watchList is the first hosted cluster's operator's watches, on each side.
+	mgmtWatchList, guestWatchList []watchSpec
+	cpu                           time.Duration
+	rssKiB, anonKiB, wsKiB        int
 }
 
 type hostedRun struct {
@@ -150,6 +152,9 @@ func measureHosted(t *testing.T, world *framework.World, hosted []*framework.Hos
 	level.window = to.Sub(from)
 	level.mgmt = countAuditOf(t, world.AuditLogPath(), mgmtUser, from, to)
 	level.mgmtWatches = len(watchesOf(t, world.AuditLogPath(), mgmtUser, started, to))
+	first := "system:serviceaccount:" + hosted[0].HCPNamespace + ":" + names.OperatorName
+	level.mgmtWatchList = watchesOf(t, world.AuditLogPath(), func(u string) bool { return u == first }, started, to)
+	level.guestWatchList = watchesOf(t, hosted[0].Guest.AuditLogPath(), isOperatorUser, started, to)
 	for _, hw := range hosted {
 		g := countAuditOf(t, hw.Guest.AuditLogPath(), isOperatorUser, from, to)
 		level.guest.add(g)
@@ -216,14 +221,7 @@ func csiOperatorHosted(bin string) func(*testing.T, *framework.HostedWorld) subj
 		if err := os.WriteFile(filepath.Join(openstackDir, "clouds.yaml"), hw.OpenStack.CloudsYAML(), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		atPaths, err := filepath.Abs("hack/at-paths.sh")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return subject{bin: bin,
-			wrap: func(bin string, args []string) (string, []string) {
-				return "bash", append([]string{atPaths, openstackDir + "=/etc/openstack", "--", bin}, args...)
-			},
+		return subject{bin: bin, wrap: atPaths(t, openstackDir+"=/etc/openstack"),
 			command: func(t *testing.T, _ *framework.World, tmp string) framework.OperatorCommand {
 				port, err := framework.FreePort()
 				if err != nil {
@@ -345,6 +343,9 @@ func printHostedTables(runs []hostedRun, types int, idle time.Duration) {
 	for _, r := range runs {
 		last := r.levels[len(r.levels)-1]
 		fmt.Printf("\n%s, management API requests per idle minute by request, N = %d: %s\n", r.name, last.n, requestsPerMinute(last.mgmt, last.window))
+		fmt.Printf("%s, guest API requests per idle minute by request, N = %d: %s\n", r.name, last.n, requestsPerMinute(last.guest, last.window))
+		fmt.Printf("%s, one operator's watches on the management API: %s\n", r.name, joinWatches(last.mgmtWatchList))
+		fmt.Printf("%s, one operator's watches on its guest API: %s\n", r.name, joinWatches(last.guestWatchList))
 	}
 }
 
@@ -362,6 +363,14 @@ func requestsPerMinute(c auditCounts, window time.Duration) string {
 		parts[i] = fmt.Sprintf("%s %.1f", k, float64(c.byRequest[k])/window.Minutes())
 	}
 	return strings.Join(parts, ", ")
+}
+
+func joinWatches(specs []watchSpec) string {
+	parts := make([]string, len(specs))
+	for i, w := range specs {
+		parts[i] = w.String()
+	}
+	return strings.Join(parts, "; ")
 }
 
 func ratio(a, b float64) string {

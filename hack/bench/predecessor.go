@@ -49,9 +49,21 @@ func measurePredecessor(ctx context.Context, t *testing.T, bin string, counts []
 	return run
 }
 
+// atPaths returns a subject's wrap that runs it through hack/at-paths.sh with binds ("DIR=PATH"): in
+// a mount namespace of its own where each DIR is at its PATH under /etc, the host's /etc untouched.
+func atPaths(t *testing.T, binds ...string) func(bin string, args []string) (string, []string) {
+	script, err := filepath.Abs("hack/at-paths.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(bin string, args []string) (string, []string) {
+		return "bash", append(append(append([]string{script}, binds...), "--", bin), args...)
+	}
+}
+
 // predecessorSubject is the predecessor binary as the bench runs it in world: under the operator's
-// ServiceAccount bound to cluster-admin, in a mount namespace of its own where the Secret's
-// clouds.yaml is at /etc/openstack, the fixed path it reads (its Deployment mounts the Secret there).
+// ServiceAccount bound to cluster-admin, with the Secret's clouds.yaml at /etc/openstack, the fixed
+// path it reads (its Deployment mounts the Secret there), through atPaths.
 func predecessorSubject(ctx context.Context, t *testing.T, world *framework.World, bin string) subject {
 	_, err := world.Kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "bench-predecessor-cluster-admin"},
@@ -69,17 +81,7 @@ func predecessorSubject(ctx context.Context, t *testing.T, world *framework.Worl
 	if err := os.WriteFile(filepath.Join(cloudDir, "clouds.yaml"), secret.Data[names.CloudsYAMLKey], 0o600); err != nil {
 		t.Fatal(err)
 	}
-	const cloudPath = "/etc/openstack"
-	if _, err := os.Stat(cloudPath); os.IsNotExist(err) {
-		if err := os.Mkdir(cloudPath, 0o755); err != nil { // the mount point; empty, removed after
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { os.Remove(cloudPath) })
-	}
-	wrap := func(bin string, args []string) (string, []string) {
-		return "unshare", append([]string{"--mount", "--propagation", "private", "--", "/bin/sh", "-c",
-			`mount --bind "$0" ` + cloudPath + ` && exec "$@"`, cloudDir, bin}, args...)
-	}
+	wrap := atPaths(t, cloudDir+"=/etc/openstack")
 	return subject{bin: bin, wrap: wrap, command: func(t *testing.T, world *framework.World, tmp string) framework.OperatorCommand {
 		ours := world.OperatorCommandFor(t, tmp)
 		port, err := framework.FreePort()
