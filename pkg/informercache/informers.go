@@ -11,8 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
-	coreinformers "k8s.io/client-go/informers/core"
-	corev1informers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -94,39 +92,6 @@ func DropManagedFields(obj any) (any, error) {
 	}
 	return obj, nil
 }
-
-// WithNamespacesFrom is factory f whose Namespace informer is namespaces instead: library-go's
-// static-resources controller takes a Namespace asset's informer from the factory of that namespace
-// (InformersFor(name)), which, namespaced or not, caches every Namespace of the cluster; the labelled
-// factory's holds the operator's own only. Everything else is f's.
-func WithNamespacesFrom(f informers.SharedInformerFactory, namespaces corev1informers.NamespaceInformer) informers.SharedInformerFactory {
-	return namespacesFrom{SharedInformerFactory: f, namespaces: namespaces}
-}
-
-type namespacesFrom struct {
-	informers.SharedInformerFactory
-	namespaces corev1informers.NamespaceInformer
-}
-
-func (f namespacesFrom) Core() coreinformers.Interface {
-	return coreFrom{Interface: f.SharedInformerFactory.Core(), namespaces: f.namespaces}
-}
-
-type coreFrom struct {
-	coreinformers.Interface
-	namespaces corev1informers.NamespaceInformer
-}
-
-func (c coreFrom) V1() corev1informers.Interface {
-	return v1From{Interface: c.Interface.V1(), namespaces: c.namespaces}
-}
-
-type v1From struct {
-	corev1informers.Interface
-	namespaces corev1informers.NamespaceInformer
-}
-
-func (v v1From) Namespaces() corev1informers.NamespaceInformer { return v.namespaces }
 
 // CRDMetadataOnly keeps of a CustomResourceDefinition its identity only, for informers that read
 // whether one exists: a CRD's schema is most of its size, often hundreds of KB.

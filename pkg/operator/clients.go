@@ -40,7 +40,8 @@ type clients struct {
 	// mgmtKube and mgmtDynamic are of the cluster where layout's namespaces are; standalone, kube's.
 	mgmtKube    kubernetes.Interface
 	mgmtDynamic dynamic.Interface
-	// mgmtInformers has informers of layout's namespaces; standalone, it is kubeInformers.
+	// mgmtInformers has informers of layout's namespaces; standalone, it is kubeInformers; hosted, the
+	// HCP namespace's, with the kinds the operator applies there routed (hcpRoutes).
 	mgmtInformers v1helpers.KubeInformersForNamespaces
 	// operatorConfig caches the operator namespace's ConfigMaps: standalone its factory in
 	// kubeInformers (the operator config and the state); hosted, of the guest, the operator config only
@@ -81,6 +82,23 @@ type clients struct {
 	// hostedState and controllerDeployment, hosted only, cache the state ConfigMap and the controller
 	// Deployment only: the HCP namespace holds the whole control plane's.
 	hostedState, controllerDeployment informers.SharedInformerFactory
+	// hcpCACopy, hosted only, caches the HCP namespace's copy of the OpenStack CA only; the HCP
+	// namespace's factory (mgmtInformers) routes the kinds the operator applies there to factories of
+	// one object each (hcpRoutes).
+	hcpCACopy informers.SharedInformerFactory
+}
+
+// hcpRoutes are the HCP namespace's informers of the kinds the operator applies there (the static
+// assets beside the controller: hosted.Management), each of the one object it applies: that namespace
+// holds the whole hosted control plane's ConfigMaps, ServiceAccounts, Services and PDBs. It returns
+// their factories, to be started.
+func hcpRoutes(kube kubernetes.Interface, hcp string) (informercache.Routes, []informers.SharedInformerFactory) {
+	ca := informercache.Named(kube, hcp, assets.ObjectName(assets.TrustedCABundle))
+	sa := informercache.Named(kube, hcp, assets.ObjectName(assets.ControllerServiceAccount))
+	svc := informercache.Named(kube, hcp, assets.ObjectName(assets.MetricsService))
+	pdb := informercache.Named(kube, hcp, assets.ObjectName(assets.ControllerPDB))
+	return informercache.Routes{ConfigMaps: ca.Core().V1().ConfigMaps(), ServiceAccounts: sa.Core().V1().ServiceAccounts(),
+		Services: svc.Core().V1().Services(), PodDisruptionBudgets: pdb.Policy().V1().PodDisruptionBudgets()}, []informers.SharedInformerFactory{ca, sa, svc, pdb}
 }
 
 // controllerDeploymentName is the controller Deployment's name, as its asset has it.
@@ -151,14 +169,18 @@ func newClients(cc *controllercmd.ControllerContext, f Flavour, guestConfig *res
 		if c.mgmtDynamic, err = dynamic.NewForConfig(cc.KubeConfig); err != nil {
 			return nil, err
 		}
-		c.mgmtInformers = informercache.KubeForNamespaces(c.mgmtKube, hcp)
+		routes, routeFactories := hcpRoutes(c.mgmtKube, hcp)
+		c.mgmtInformers = v1helpers.NewFakeKubeInformersForNamespaces(map[string]informers.SharedInformerFactory{
+			hcp: informercache.Routed(informercache.KubeForNamespaces(c.mgmtKube, hcp).InformersFor(hcp), routes)})
+		hostedFactories = append(hostedFactories, routeFactories...)
+		c.hcpCACopy = informercache.Named(c.mgmtKube, hcp, names.CloudCAConfigMap)
 		c.metricsCert = informercache.Named(c.mgmtKube, hcp, MetricsCertSecret)
 		c.operatorConfig = informercache.Named(kube, names.OperatorNamespace, operatorconfig.ConfigMapName)
 		c.hostedControlPlanes = dynamicinformer.NewFilteredDynamicSharedInformerFactory(c.mgmtDynamic, informercache.Resync, hcp, nil)
 		c.otherCredentials = informercache.Named(c.mgmtKube, hcp, c.layout.OtherCredentialsSecret)
 		c.hostedState = informercache.Named(c.mgmtKube, hcp, state.ConfigMapName)
 		c.controllerDeployment = informercache.Named(c.mgmtKube, hcp, controllerDeploymentName)
-		hostedFactories = append(hostedFactories, c.metricsCert, c.operatorConfig, c.otherCredentials, c.hostedState, c.controllerDeployment)
+		hostedFactories = append(hostedFactories, c.metricsCert, c.operatorConfig, c.otherCredentials, c.hostedState, c.controllerDeployment, c.hcpCACopy)
 	} else {
 		c.operatorConfig = kubeInformers.InformersFor(names.OperatorNamespace)
 	}

@@ -64,11 +64,10 @@ func newSharedInputs(f Flavour, c *clients, render resourceapply.AssetFunc) (*sh
 		hooks.Events(in.operatorNS.ConfigMaps().Informer(), hooks.Named(operatorconfig.ConfigMapName, operatorconfig.LegacyConfigMapName, state.ConfigMapName)),
 	}
 	if f.IsHosted() {
-		controllerConfigMaps := c.mgmtInformers.InformersFor(layout.ControllerNamespace).Core().V1().ConfigMaps()
-		caCopies = append(caCopies, controllerConfigMaps.Lister().ConfigMaps(layout.ControllerNamespace))
+		caCopy := c.hcpCACopy.Core().V1().ConfigMaps()
+		caCopies = append(caCopies, caCopy.Lister().ConfigMaps(layout.ControllerNamespace))
 		in.stateInformer = in.stateConfigMaps
-		mountInformers = append(mountInformers, hooks.Events(in.stateConfigMaps.Informer(), hooks.Named(state.ConfigMapName)),
-			hooks.Events(controllerConfigMaps.Informer(), hooks.Named(names.CloudCAConfigMap)))
+		mountInformers = append(mountInformers, hooks.Events(in.stateConfigMaps.Informer(), hooks.Named(state.ConfigMapName)), caCopy.Informer())
 	}
 	operandSecrets := in.operandNS.Secrets().Lister().Secrets(names.OperandNamespace)
 	in.mounts = hooks.Mounts{
