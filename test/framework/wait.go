@@ -74,8 +74,14 @@ func (cp *ControlPlane) CreateClusterCSIDriver(t testing.TB, state operatorv1.Ma
 // returns it.
 func (cp *ControlPlane) WaitForCondition(t testing.TB, condType string, status operatorv1.ConditionStatus) operatorv1.OperatorCondition {
 	t.Helper()
+	return cp.WaitForConditionWithin(t, DefaultTimeout, condType, status)
+}
+
+// WaitForConditionWithin is WaitForCondition with its own deadline.
+func (cp *ControlPlane) WaitForConditionWithin(t testing.TB, timeout time.Duration, condType string, status operatorv1.ConditionStatus) operatorv1.OperatorCondition {
+	t.Helper()
 	var found operatorv1.OperatorCondition
-	Eventually(t, DefaultTimeout, fmt.Sprintf("condition %s=%s", condType, status), func(ctx context.Context) error {
+	Eventually(t, timeout, fmt.Sprintf("condition %s=%s", condType, status), func(ctx context.Context) error {
 		driver, err := cp.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
 		if err != nil {
 			return err

@@ -238,6 +238,10 @@ func TestHostedSplit(t *testing.T) {
 	}
 }
 
+// afterGuestOutage is how long a test waits for the operator's guest-side status soon after the guest's
+// API server came back.
+const afterGuestOutage = 3 * time.Minute
+
 // The guest apiserver away for a while, a rejected and then a rotated kubeconfig, a missing file:
 // each is the pod's condition (and an event) within a poll, nothing is deleted, and the operator
 // converges within a poll of the recovery, without a restart.
@@ -291,11 +295,13 @@ func TestHostedGuestFaults(t *testing.T) {
 	waitGuestClass(t, hw, "default")
 
 	// The management side's credentials Secret gone: the guest's ClusterCSIDriver says so, naming it;
-	// the driver keeps its secret; back, and all is well.
+	// the driver keeps its secret; back, and all is well. The guest's informers are still coming back
+	// from its API server's restart (client-go's relist backoff, up to 30 s each, longer on a loaded
+	// machine), and a status write compared with a stale cache waits for them: a wider deadline.
 	if err := hw.Kube.CoreV1().Secrets(hw.HCPNamespace).Delete(ctx, names.CloudCredentialsSecret, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	cond := hw.Guest.WaitForCondition(t, secretsync.ConditionDegraded, operatorv1.ConditionTrue)
+	cond := hw.Guest.WaitForConditionWithin(t, afterGuestOutage, secretsync.ConditionDegraded, operatorv1.ConditionTrue)
 	if !strings.Contains(cond.Message, hw.HCPNamespace+"/"+names.CloudCredentialsSecret) {
 		t.Errorf("%s message %q does not name %s/%s", secretsync.ConditionDegraded, cond.Message, hw.HCPNamespace, names.CloudCredentialsSecret)
 	}
@@ -306,7 +312,7 @@ func TestHostedGuestFaults(t *testing.T) {
 		map[string][]byte{names.CloudsYAMLKey: world.OpenStack.CloudsYAML()}); err != nil {
 		t.Fatal(err)
 	}
-	hw.Guest.WaitForCondition(t, secretsync.ConditionDegraded, operatorv1.ConditionFalse)
+	hw.Guest.WaitForConditionWithin(t, afterGuestOutage, secretsync.ConditionDegraded, operatorv1.ConditionFalse)
 
 	// Credentials the guest refuses: the file rewritten with a token it never issued.
 	good, err := hw.GuestKubeconfig(ctx)
