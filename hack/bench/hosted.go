@@ -12,7 +12,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -197,18 +196,8 @@ func csiOperatorHosted(bin string) func(*testing.T, *framework.HostedWorld) subj
 	return func(t *testing.T, hw *framework.HostedWorld) subject {
 		mgmtKubeconfig, guestKubeconfig := hw.PrepareHostedOperator(t)
 		ctx := context.Background()
-		for _, cp := range []*framework.ControlPlane{hw.ControlPlane, hw.Guest} {
-			ns := names.OperatorNamespace
-			if cp == hw.ControlPlane {
-				ns = hw.HCPNamespace
-			}
-			crb := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "bench-csi-operator-admin-" + ns},
-				RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
-				Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: names.OperatorName}}}
-			if _, err := cp.Kube.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-				t.Fatal(err)
-			}
-		}
+		bindClusterAdmin(ctx, t, hw.ControlPlane, hw.HCPNamespace)
+		bindClusterAdmin(ctx, t, hw.Guest, names.OperatorNamespace)
 		dir := t.TempDir()
 		mgmtPath := filepath.Join(dir, "mgmt.kubeconfig")
 		openstackDir := filepath.Join(dir, "openstack")

@@ -10,6 +10,7 @@ import (
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
@@ -49,6 +50,19 @@ func measurePredecessor(ctx context.Context, t *testing.T, bin string, counts []
 	return run
 }
 
+// bindClusterAdmin binds cluster-admin to the operator's ServiceAccount in namespace ns of cp, for
+// a binary whose RBAC is not ours (what it may do is not what the bench measures).
+func bindClusterAdmin(ctx context.Context, t *testing.T, cp *framework.ControlPlane, ns string) {
+	_, err := cp.Kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "bench-cluster-admin-" + ns},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: names.OperatorName}},
+	}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+}
+
 // atPaths returns a subject's wrap that runs it through hack/at-paths.sh with binds ("DIR=PATH"): in
 // a mount namespace of its own where each DIR is at its PATH under /etc, the host's /etc untouched.
 func atPaths(t *testing.T, binds ...string) func(bin string, args []string) (string, []string) {
@@ -65,14 +79,7 @@ func atPaths(t *testing.T, binds ...string) func(bin string, args []string) (str
 // ServiceAccount bound to cluster-admin, with the Secret's clouds.yaml at /etc/openstack, the fixed
 // path it reads (its Deployment mounts the Secret there), through atPaths.
 func predecessorSubject(ctx context.Context, t *testing.T, world *framework.World, bin string) subject {
-	_, err := world.Kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "bench-predecessor-cluster-admin"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: names.OperatorNamespace, Name: names.OperatorName}},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	bindClusterAdmin(ctx, t, world.ControlPlane, names.OperatorNamespace)
 	cloudDir := t.TempDir()
 	secret, err := world.Kube.CoreV1().Secrets(names.OperatorNamespace).Get(ctx, names.CloudCredentialsSecret, metav1.GetOptions{})
 	if err != nil {

@@ -84,13 +84,6 @@ func (w *Watch) Release() {
 	w.informer, w.stop = nil, nil
 }
 
-// Running says whether an informer runs (for tests and the bench's explanations).
-func (w *Watch) Running() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.informer != nil
-}
-
 func (w *Watch) start(ctx context.Context) cache.SharedIndexInformer {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -65,7 +65,7 @@ func TestWatch(t *testing.T) {
 	}, func() { calls.Add(1) })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if w.Running() || len(kube.Actions()) != 0 {
+	if w.informer != nil || len(kube.Actions()) != 0 {
 		t.Fatalf("a new watch lists: %v", kube.Actions())
 	}
 	waitFor := func(what string, cond func() bool) {
@@ -110,7 +110,7 @@ func TestWatch(t *testing.T) {
 
 	old := w.informer
 	w.Release()
-	if w.Running() {
+	if w.informer != nil {
 		t.Fatal("running after Release")
 	}
 	if _, err := kube.CoreV1().PersistentVolumeClaims("apps").Create(ctx, claim("apps", "again", &ceph), metav1.CreateOptions{}); err != nil {

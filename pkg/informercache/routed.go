@@ -64,31 +64,19 @@ type routedCoreV1 struct {
 }
 
 func (v routedCoreV1) Namespaces() corev1informers.NamespaceInformer {
-	if v.r.Namespaces != nil {
-		return v.r.Namespaces
-	}
-	return v.Interface.Namespaces()
+	return or(v.r.Namespaces, v.Interface.Namespaces)
 }
 
 func (v routedCoreV1) ConfigMaps() corev1informers.ConfigMapInformer {
-	if v.r.ConfigMaps != nil {
-		return v.r.ConfigMaps
-	}
-	return v.Interface.ConfigMaps()
+	return or(v.r.ConfigMaps, v.Interface.ConfigMaps)
 }
 
 func (v routedCoreV1) ServiceAccounts() corev1informers.ServiceAccountInformer {
-	if v.r.ServiceAccounts != nil {
-		return v.r.ServiceAccounts
-	}
-	return v.Interface.ServiceAccounts()
+	return or(v.r.ServiceAccounts, v.Interface.ServiceAccounts)
 }
 
 func (v routedCoreV1) Services() corev1informers.ServiceInformer {
-	if v.r.Services != nil {
-		return v.r.Services
-	}
-	return v.Interface.Services()
+	return or(v.r.Services, v.Interface.Services)
 }
 
 type routedPolicy struct {
@@ -106,8 +94,13 @@ type routedPolicyV1 struct {
 }
 
 func (v routedPolicyV1) PodDisruptionBudgets() policyv1informers.PodDisruptionBudgetInformer {
-	if v.r.PodDisruptionBudgets != nil {
-		return v.r.PodDisruptionBudgets
+	return or(v.r.PodDisruptionBudgets, v.Interface.PodDisruptionBudgets)
+}
+
+// or is the routed informer when there is one, else the factory's own.
+func or[T any](routed T, own func() T) T {
+	if any(routed) != nil {
+		return routed
 	}
-	return v.Interface.PodDisruptionBudgets()
+	return own()
 }

@@ -14,7 +14,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/cephfs"
@@ -177,6 +176,10 @@ func TestCephFSInstanceOnAndOff(t *testing.T) {
 		waitForCephCSIImage(t, goodCephCSI2)
 	})
 
+	// The cluster's kube-controller-manager lifts the protection finalizers of the volume and the claim
+	// deleted below, once nothing uses them.
+	world.StartKubeControllers(t, "persistentvolume-protection-controller", "persistentvolumeclaim-protection-controller")
+
 	// A volume of the CephFS driver keeps the instance when it is turned off.
 	pv := &corev1.PersistentVolume{
 		ObjectMeta: metav1.ObjectMeta{Name: "cephfs-volume-in-use"},
@@ -213,11 +216,6 @@ func TestCephFSInstanceOnAndOff(t *testing.T) {
 	if err := world.Kube.CoreV1().PersistentVolumes().Delete(ctx, pv.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	// The world runs no PV protection controller to lift the admission plugin's finalizer: as it would.
-	if _, err := world.Kube.CoreV1().PersistentVolumes().Patch(ctx, pv.Name, types.MergePatchType,
-		[]byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
-		t.Fatal(err)
-	}
 	world.WaitForCondition(t, cephfs.ConditionRetained, operatorv1.ConditionFalse)
 
 	retained := world.WaitForCondition(t, storageclasses.ConditionCephFSRetained, operatorv1.ConditionTrue)
@@ -225,12 +223,6 @@ func TestCephFSInstanceOnAndOff(t *testing.T) {
 		t.Errorf("%s message %q does not name the class and its claim", storageclasses.ConditionCephFSRetained, retained.Message)
 	}
 	if err := world.Kube.CoreV1().PersistentVolumeClaims(claim.Namespace).Delete(ctx, claim.Name, metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	// Nothing in this test's world lifts the admission plugin's pvc-protection finalizer of an unused claim: as
-	// the kube-controller-manager would.
-	if _, err := world.Kube.CoreV1().PersistentVolumeClaims(claim.Namespace).Patch(ctx, claim.Name, types.MergePatchType,
-		[]byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatal(err)
 	}
 	framework.Eventually(t, framework.DefaultTimeout, "the CephFS class deleted with its last claim", func(ctx context.Context) error {
