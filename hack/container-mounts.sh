@@ -10,12 +10,35 @@
 # directory of the caller's) as the upper; mounts below that directory (e.g. /etc/resolv.conf in a
 # container) are carried over. Outside the namespace nothing changes. A top-level directory that
 # holds SCRATCH or a SRC, or that does not exist, is refused.
+# CONTAINER_MOUNTS_SHARED (space-separated directories of this machine) stands for a volume mounted
+# with mountPropagation Bidirectional: each is made a shared mount here (a bind onto itself when it is
+# not a mount point yet; the caller unmounts it when done), stays shared with this machine inside the
+# namespace, and so what the command mounts below it (a CSI node plugin's staging and publish
+# mounts) is seen outside, as a kubelet sees it. Every other mount inside is made private.
 # Needs root (unshare). The command replaces this shell, so signals sent to the PID reach it.
 set -euo pipefail
-exec unshare --mount --propagation private bash -c '
+shared=${CONTAINER_MOUNTS_SHARED:-}
+propagation=private
+for dir in $shared; do
+  mountpoint -q "$dir" || mount --bind "$dir" "$dir"
+  mount --make-shared "$dir"
+  propagation=unchanged
+done
+exec unshare --mount --propagation "$propagation" bash -c '
 set -euo pipefail
 scratch=$1
-shift
+shared=$2
+shift 2
+if [ -n "$shared" ]; then
+  # Deepest first; a mount hidden under another cannot be changed and needs no change.
+  for mp in $(awk "{print \$5}" /proc/self/mountinfo | sort -r); do
+    keep=0
+    for dir in $shared; do
+      case $mp/ in "$dir"/*) keep=1 ;; esac
+    done
+    [ "$keep" = 1 ] || mount --make-private "$mp" 2>/dev/null || true
+  done
+fi
 mount -t tmpfs -o size=16m,mode=0700 tmpfs "$scratch"
 declare -A overlaid=()
 declare -a binds=()
@@ -59,4 +82,4 @@ while [ "$#" -gt 0 ] && [ "$1" != -- ]; do
 done
 [ "${1:-}" = -- ] || { echo "container-mounts: no -- before the command" >&2; exit 2; }
 shift
-exec "$@"' container-mounts "$@"
+exec "$@"' container-mounts "$1" "$shared" "${@:2}"

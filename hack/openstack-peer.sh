@@ -37,6 +37,10 @@
 #                              fake:// RPC transport connects them; start-manila/stop-manila
 #                              start/stop that process, and a start returns once every backend's
 #                              driver is initialised and the scheduler lists SHARE_BACKEND's pool.
+#                              With CEPH_ENV (the cluster.env of a hack/ceph.sh cluster), a third
+#                              CephFS backend, `cephfs_native`, is Manila's own CephFS driver
+#                              (manila.share.drivers.cephfs.driver.CephFSDriver, native CEPHFS,
+#                              cephx) on that real Ceph: its shares, access rules and keys are Ceph's.
 #                              Use with
 #                              DB=postgresql: on sqlite, deleting a share fails ("database is locked").
 #                              Its log is DIR/log/manila-all.log. `install` adds manila-scheduler and
@@ -58,6 +62,7 @@ REGION=${REGION:-RegionOne}
 DB=${DB:-sqlite}
 SHARE_SERVICE=${SHARE_SERVICE:-0}
 SHARE_BACKEND=${SHARE_BACKEND:-testnfs}
+CEPH_ENV=${CEPH_ENV:-}
 HACK_DIR=$(cd "$(dirname "$0")" && pwd)
 PG_PORT=${PG_PORT:-15432}
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
@@ -140,7 +145,7 @@ save_env() {
   local v
   : > "$1/peer.env"
   for v in KEYSTONE_PORT MANILA_PORT ADMIN_PASSWORD MANILA_SERVICE_PASSWORD MANILA_AUTH MANILA_SERVER \
-           SHAREV2_URL_STYLE KEYSTONE_PROCESSES REGION DB PG_PORT SHARE_SERVICE SHARE_BACKEND; do
+           SHAREV2_URL_STYLE KEYSTONE_PROCESSES REGION DB PG_PORT SHARE_SERVICE SHARE_BACKEND CEPH_ENV; do
     printf '%s=%q\n' "$v" "${!v}" >> "$1/peer.env"
   done
 }
@@ -271,7 +276,7 @@ EOF
 # <monitors>:/volumes/_nogroup/<share id>, cephx access rules answered with keys). "cephfs" grants cephx
 # to any ID but its own (admin, manila); "cephfs_nocephx" grants none (every cephx rule ends in error).
 CEPHFS_BACKENDS="cephfs cephfs_nocephx"
-share_backends() { echo "$SHARE_BACKEND" $CEPHFS_BACKENDS; }
+share_backends() { echo "$SHARE_BACKEND" $CEPHFS_BACKENDS ${CEPH_ENV:+cephfs_native}; }
 
 # write_share_conf: the scheduler and share service options, and the test backends' sections. The
 # short periodic interval makes the share service report its capabilities every 5 s (default 60 s).
@@ -302,6 +307,22 @@ share_driver = manila_testbackend.CephFSTestDriver
 driver_handles_share_servers = False
 test_cephx_support = False
 EOF
+  if [ -n "$CEPH_ENV" ]; then
+    local CEPH_CONF CEPH_FS CEPH_MANILA_ID
+    # shellcheck disable=SC1090
+    . "$CEPH_ENV"
+    cat >> "$D/manila/manila.conf" <<EOF
+[cephfs_native]
+share_backend_name = cephfs_native
+share_driver = manila.share.drivers.cephfs.driver.CephFSDriver
+driver_handles_share_servers = False
+cephfs_protocol_helper_type = CEPHFS
+cephfs_conf_path = $CEPH_CONF
+cephfs_auth_id = $CEPH_MANILA_ID
+cephfs_cluster_name = ceph
+cephfs_filesystem_name = $CEPH_FS
+EOF
+  fi
 }
 
 # Every eventlet-importing CLI (keystone-manage, manila-manage) prints a harmless 6-line

@@ -15,6 +15,9 @@ const (
 	CephFSBackend = "cephfs"
 	// CephFSNoCephxBackend grants no cephx access: every cephx rule ends in error.
 	CephFSNoCephxBackend = "cephfs_nocephx"
+	// CephFSNativeBackend is Manila's own CephFS driver on a real Ceph (OpenStackOptions.Ceph):
+	// its shares are subvolumes, its cephx keys Ceph's.
+	CephFSNativeBackend = "cephfs_native"
 	// CephFSTestMonitors are the Ceph monitors of every export location of both backends
 	// (option test_cephfs_monitors; TEST-NET-1, nothing can mount them).
 	CephFSTestMonitors = "192.0.2.21:6789,192.0.2.22:6789"

@@ -62,6 +62,9 @@ type OpenStackOptions struct {
 	// ShareService adds Manila's scheduler and a share service with the test backend
 	// (hack/manila), on PostgreSQL (on SQLite, share deletion fails): shares can be created.
 	ShareService bool
+	// Ceph, with ShareService, adds the backend cephfs_native: Manila's own CephFS driver on this
+	// real Ceph (native CEPHFS, cephx).
+	Ceph *Ceph
 }
 
 // StartOpenStack configures and starts Keystone and the Manila API on free loopback ports, with
@@ -101,6 +104,9 @@ func StartOpenStackWith(ctx context.Context, opts OpenStackOptions) (*OpenStack,
 			return nil, err
 		}
 		env = append(env, "SHARE_SERVICE=1", "DB=postgresql", "PG_PORT="+strconv.Itoa(pgPort))
+		if opts.Ceph != nil {
+			env = append(env, "CEPH_ENV="+opts.Ceph.Env)
+		}
 	}
 	if _, err := runScript(env, "openstack-peer.sh", "setup", dir); err != nil {
 		return nil, fmt.Errorf("openstack setup: %w", err)

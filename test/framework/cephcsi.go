@@ -1,0 +1,105 @@
+package framework
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// cephCSIKeysDir is where ceph-csi writes each stage call's cephx key for ceph-fuse, a fixed path
+// of its code; in the DaemonSet it is a memory emptyDir. Here it is the machine's own directory: the
+// overlays of hack/container-mounts.sh cannot cover /tmp, which holds the node's HostDir.
+const cephCSIKeysDir = "/tmp/csi/keys"
+
+// startCephCSI runs the real ceph-csi as container c of the ceph-csi node pod: its rendered
+// arguments, its /etc volumes (ceph.conf, ceph-csi's cluster list) at their mountPaths, and the
+// node's kubelet directory a shared mount, as the DaemonSet's Bidirectional mounts.
+func (n *NodeWorld) startCephCSI(t testing.TB, pod *podRoot, c corev1.Container, binary string, args, env []string) {
+	t.Helper()
+	n.kubeletDir = filepath.Join(n.HostDir, "var/lib/kubelet")
+	for _, dir := range []string{filepath.Join(n.kubeletDir, "plugins"), filepath.Join(n.kubeletDir, "pods")} {
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(cephCSIKeysDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	scratch, err := os.MkdirTemp(n.runner.PodDir, "mnt-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, wrapped, ok := pod.inContainerMounts(c, scratch, binary, args, "/etc")
+	if !ok {
+		t.Fatalf("the ceph-csi container %s mounts nothing below /etc", c.Name)
+	}
+	n.runner.start(t, "cephcsi", path, wrapped, append(env, "CONTAINER_MOUNTS_SHARED="+n.kubeletDir))
+	n.runner.waitForSocket(t, "cephcsi", socketArg(args, "--endpoint"))
+}
+
+// Mounts lists the mount points below the node's HostDir, with their filesystem types, as
+// /proc/self/mountinfo shows them to this process.
+func (n *NodeWorld) Mounts() (map[string]string, error) {
+	all, err := mountsBelow(n.HostDir)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(all))
+	for _, m := range all {
+		out[m.point] = m.fsType
+	}
+	return out, nil
+}
+
+type mountPoint struct{ point, fsType, source string }
+
+// mountsBelow reads /proc/self/mountinfo for the mounts at or below dir.
+func mountsBelow(dir string) ([]mountPoint, error) {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []mountPoint
+	s := bufio.NewScanner(f)
+	s.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for s.Scan() {
+		fields := strings.Fields(s.Text())
+		sep := -1
+		for i, f := range fields {
+			if f == "-" {
+				sep = i
+				break
+			}
+		}
+		if len(fields) < 5 || sep < 0 || sep+2 >= len(fields) {
+			continue
+		}
+		p := fields[4]
+		if p == dir || strings.HasPrefix(p, dir+"/") {
+			out = append(out, mountPoint{point: p, fsType: fields[sep+1], source: fields[sep+2]})
+		}
+	}
+	return out, s.Err()
+}
+
+// unmountBelow detaches every mount at or below dir, deepest first.
+func unmountBelow(dir string) error {
+	mounts, err := mountsBelow(dir)
+	if err != nil {
+		return err
+	}
+	sort.Slice(mounts, func(i, j int) bool { return len(mounts[i].point) > len(mounts[j].point) })
+	for _, m := range mounts {
+		if err := unix.Unmount(m.point, unix.MNT_DETACH); err != nil && err != unix.EINVAL && err != unix.ENOENT {
+			return err
+		}
+	}
+	return nil
+}
