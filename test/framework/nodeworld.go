@@ -32,6 +32,15 @@ type NodeOptions struct {
 	// forwarding to csi-node-standin in its ceph-csi mode, started with the rendered arguments of the
 	// csi-driver container of csi-nodeplugin-cephfsplugin (ceph-csi always stages).
 	CephFS bool
+	// CephCSI, with CephFS, runs the real ceph-csi (cephcsi, hack/ceph-csi.sh) in place of the
+	// stand-in, with the rendered arguments and its /etc volumes at their mountPaths
+	// (hack/container-mounts.sh). The node's kubelet directory is shared with this process as the
+	// DaemonSet's Bidirectional mounts share it with the node, so ceph-fuse's staging mounts and the
+	// publish bind mounts are seen here: a test reads and writes the volume at its target path. The
+	// stand-in's record (Calls, LastCall) is then empty.
+	CephCSI bool
+	// Name is the node's name (the pods' spec.nodeName, ceph-csi's --nodeid); E2ENodeName when empty.
+	Name string
 }
 
 // NodeWorld is one node of the cluster as the operator's node DaemonSets would run on it: the real
@@ -57,6 +66,8 @@ type NodeWorld struct {
 	driver    corev1.Container
 	runner    *ProvisioningWorld // the process runner (start, logs, stop) the provisioning world uses
 	standin   string             // the csi-node-standin binary, also the kubelet's gRPC client
+	// kubeletDir is HostDir's /var/lib/kubelet when it is a shared mount for the real ceph-csi.
+	kubeletDir string
 }
 
 // NodeCall is one node call the NFS stand-in received (hack/csi-node-standin's record). It never holds
@@ -87,6 +98,16 @@ func (w *World) StartNode(t testing.TB, opts NodeOptions) *NodeWorld {
 	if err := requireFiles("node world (hack/provisioning.sh build "+bin+")", driverBin, standinBin); err != nil {
 		t.Fatal(err)
 	}
+	cephCSIBin := filepath.Join(bin, "cephcsi")
+	if opts.CephCSI {
+		if err := requireFiles("ceph-csi (hack/ceph-csi.sh build "+bin+")", cephCSIBin); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nodeName := opts.Name
+	if nodeName == "" {
+		nodeName = E2ENodeName
+	}
 	ctx := context.Background()
 	// Short: unix socket paths must stay under 108 bytes.
 	dir, err := os.MkdirTemp("", "e2e-node-")
@@ -106,7 +127,7 @@ func (w *World) StartNode(t testing.TB, opts NodeOptions) *NodeWorld {
 			t.Fatalf("the operator's DaemonSet %s: %v", daemonSet, err)
 		}
 		p := &podRoot{dir: filepath.Join(dir, "pods", daemonSet), hostRoot: n.HostDir, spec: ds.Spec.Template.Spec,
-			namespace: names.OperandNamespace, podName: daemonSet + "-e2e", nodeName: E2ENodeName}
+			namespace: names.OperandNamespace, podName: daemonSet + "-" + nodeName, nodeName: nodeName}
 		// As a kubelet does, wait for the volumes' Secrets and ConfigMaps.
 		Eventually(t, DefaultTimeout, "the volumes of a "+daemonSet+" pod", func(ctx context.Context) error {
 			return p.materialize(ctx, w.Kube)
@@ -133,12 +154,16 @@ func (w *World) StartNode(t testing.TB, opts NodeOptions) *NodeWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	args = append(args, "--record="+n.RecordPath)
-	if !opts.CephFS {
-		args = append(args, "--stage-unstage="+strconv.FormatBool(opts.StageUnstage))
+	if opts.CephFS && opts.CephCSI {
+		n.startCephCSI(t, fwd, container(fwd, DriverContainer), cephCSIBin, args, env)
+	} else {
+		args = append(args, "--record="+n.RecordPath)
+		if !opts.CephFS {
+			args = append(args, "--stage-unstage="+strconv.FormatBool(opts.StageUnstage))
+		}
+		n.runner.start(t, "csi-node-standin", standinBin, args, env)
+		n.runner.waitForSocket(t, "csi-node-standin", socketArg(args, "--endpoint"))
 	}
-	n.runner.start(t, "csi-node-standin", standinBin, args, env)
-	n.runner.waitForSocket(t, "csi-node-standin", socketArg(args, "--endpoint"))
 
 	n.driverPod = pod(driverDS)
 	n.driver = container(n.driverPod, DriverContainer)
@@ -200,5 +225,15 @@ func (n *NodeWorld) LastCall(method, volumeID string) (NodeCall, error) {
 // Log returns the last lines of a process's log ("manila-csi-plugin", "csi-node-standin").
 func (n *NodeWorld) Log(name string, lines int) string { return n.runner.Log(name, lines) }
 
-// Stop stops the node's processes (by PID); on a failed test their logs go to the test log.
-func (n *NodeWorld) Stop(t testing.TB) { n.runner.Stop(t) }
+// Stop stops the node's processes (by PID); on a failed test their logs go to the test log. What the
+// real ceph-csi left mounted below the node's kubelet directory is unmounted, which ends its
+// ceph-fuse daemons, as a node's reboot would.
+func (n *NodeWorld) Stop(t testing.TB) {
+	n.runner.Stop(t)
+	if n.kubeletDir != "" {
+		if err := unmountBelow(n.kubeletDir); err != nil {
+			t.Errorf("node %s: %v", n.HostDir, err)
+		}
+		n.kubeletDir = ""
+	}
+}
