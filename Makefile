@@ -5,7 +5,7 @@
 #   make demo        the operator's main job on a local control plane + Keystone/Manila (DEMO_ONESHOT=1 exits once converged)
 #   make test        unit + integration tests; installs/builds what they need first (make test-deps)
 #   make test-unit   unit tests only (no control plane, no OpenStack)
-#   make test-deps   apt packages (Keystone, Manila), kube-apiserver + etcd, CRDs, the provisioning world; idempotent
+#   make test-deps   apt packages (Keystone, Manila, Ceph), kube-apiserver + etcd, CRDs, the provisioning world, ceph-csi; idempotent
 #   make fuzz        each fuzz target for FUZZTIME executions (default 300000x); make test runs 10000x each
 #   make verify      gofmt and go vet
 #   make vendor      go mod tidy && go mod vendor (only when dependencies really change)
@@ -39,7 +39,7 @@ LDFLAGS    := -s -w -X $(PKG)/pkg/version.Version=$(VERSION) -X $(PKG)/pkg/versi
 # own control plane and OpenStack (hack/test-integration.sh, INTEGRATION_SHARDS).
 TEST_FLAGS ?= -count=1 -p 1 -timeout 45m
 
-.PHONY: all build bench demo test test-unit test-deps deps-apt deps-controlplane deps-crds deps-provisioning deps-cso fuzz verify vendor clean
+.PHONY: all build bench demo test test-unit test-deps deps-apt deps-ceph deps-controlplane deps-crds deps-provisioning deps-cso fuzz verify vendor clean
 
 # Fuzz targets as package:function; their seed corpora live in each package's testdata/fuzz.
 FUZZ_TARGETS := ./pkg/classplan:FuzzClassNames ./pkg/cloudcredentials:FuzzDriverSecret \
@@ -74,11 +74,18 @@ fuzz:
 test-unit:
 	$(GO) test -count=1 ./pkg/... ./cmd/... ./assets/... ./manifests/...
 
-test-deps: deps-apt deps-controlplane deps-crds deps-provisioning deps-cso
+test-deps: deps-apt deps-ceph deps-controlplane deps-crds deps-provisioning deps-cso
 
 deps-apt:
 	@echo "== step: apt packages (Keystone, Manila API, scheduler and share service, PostgreSQL, uwsgi, openssl, curl)"
 	SHARE_SERVICE=1 DB=postgresql bash hack/openstack-peer.sh install
+
+# A real Ceph (Debian's Pacific: mon, mgr, OSD, MDS, ceph-fuse) and the real ceph-csi, built from the
+# checked source archive in UPSTREAM_DIR against Debian's Ceph libraries (hack/ceph-csi.sh); idempotent.
+deps-ceph:
+	@echo "== step: Ceph packages and ceph-csi"
+	bash hack/ceph.sh install
+	GOFLAGS= bash hack/ceph-csi.sh build $(PROV_BIN)
 
 # Idempotent: each binary carries a version stamp and is built once (about 11 minutes with a cold Go cache).
 deps-provisioning:

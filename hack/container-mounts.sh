@@ -49,7 +49,14 @@ while [ "$#" -gt 0 ] && [ "$1" != -- ]; do
   top=/${rest%%/*}
   case $dst in
     /*/*) ;;
-    *) echo "container-mounts: $dst: not below a top-level directory" >&2; exit 2 ;;
+    /?*)
+      # A top-level mountPath (the /csi of ceph-csi): bound onto the directory of that name here, which
+      # the caller made (empty); nothing to overlay.
+      [ -d "$dst" ] && [ -d "$src" ] || { echo "container-mounts: $dst: no such directory" >&2; exit 2; }
+      mount --bind "$src" "$dst"
+      if [ "$mode" = ro ]; then mount -o remount,bind,ro "$dst"; fi
+      continue ;;
+    *) echo "container-mounts: $dst: not a path" >&2; exit 2 ;;
   esac
   for inside in "$scratch" "$src"; do
     case $inside/ in

@@ -12,10 +12,16 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// cephCSIKeysDir is where ceph-csi writes each stage call's cephx key for ceph-fuse, a fixed path
-// of its code; in the DaemonSet it is a memory emptyDir. Here it is the machine's own directory: the
-// overlays of hack/container-mounts.sh cannot cover /tmp, which holds the node's HostDir.
-const cephCSIKeysDir = "/tmp/csi/keys"
+// Fixed paths of ceph-csi's code. cephCSIKeysDir is where it writes each stage call's cephx key for
+// ceph-fuse; in the DaemonSet a memory emptyDir, here the machine's own directory: the overlays of
+// hack/container-mounts.sh cannot cover /tmp, which holds the node's HostDir. cephCSISocketDir is
+// the socket volume's mountPath, where it keeps a record of each staged volume (mountinfo/) for a
+// restarted plugin; the machine gets an empty directory of that name for the node's socket
+// directory to be mounted on.
+const (
+	cephCSIKeysDir   = "/tmp/csi/keys"
+	cephCSISocketDir = "/csi"
+)
 
 // startCephCSI runs the real ceph-csi as container c of the ceph-csi node pod: its rendered
 // arguments, its /etc volumes (ceph.conf, ceph-csi's cluster list) at their mountPaths, and the
@@ -28,14 +34,19 @@ func (n *NodeWorld) startCephCSI(t testing.TB, pod *podRoot, c corev1.Container,
 			t.Fatal(err)
 		}
 	}
-	if err := os.MkdirAll(cephCSIKeysDir, 0o700); err != nil {
-		t.Fatal(err)
+	for _, dir := range []string{cephCSIKeysDir, cephCSISocketDir} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
 	}
 	scratch, err := os.MkdirTemp(n.runner.PodDir, "mnt-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	path, wrapped, ok := pod.inContainerMounts(c, scratch, binary, args, "/etc")
+	// In a pod /tmp is the container's own; here the nodes share the machine's, so each gets its
+	// own csi-addons socket (ceph-csi's default is /tmp/csi-addons.sock).
+	args = append(args, "--csi-addons-endpoint=unix://"+filepath.Join(n.runner.PodDir, "csi-addons.sock"))
+	path, wrapped, ok := pod.inContainerMounts(c, scratch, binary, args, "/etc", cephCSISocketDir)
 	if !ok {
 		t.Fatalf("the ceph-csi container %s mounts nothing below /etc", c.Name)
 	}

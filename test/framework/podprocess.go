@@ -424,7 +424,7 @@ func (r *podRoot) inContainerMounts(c corev1.Container, scratch, binary string, 
 		mp := filepath.Clean(m.MountPath)
 		below := false
 		for _, top := range tops {
-			below = below || strings.HasPrefix(mp, filepath.Clean(top)+"/")
+			below = below || mp == filepath.Clean(top) || strings.HasPrefix(mp, filepath.Clean(top)+"/")
 		}
 		if !below {
 			continue

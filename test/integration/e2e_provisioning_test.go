@@ -23,10 +23,16 @@ import (
 // test too; the new OpenStack's own secrets are checked for here.
 func shareWorld(t *testing.T) *framework.World {
 	t.Helper()
+	return shareWorldWith(t, framework.OpenStackOptions{ShareService: true})
+}
+
+// shareWorldWith is shareWorld with the OpenStack's options (a real Ceph behind Manila).
+func shareWorldWith(t *testing.T, opts framework.OpenStackOptions) *framework.World {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	start := time.Now()
-	o, err := framework.StartOpenStackWith(ctx, framework.OpenStackOptions{ShareService: true})
+	o, err := framework.StartOpenStackWith(ctx, opts)
 	if err != nil {
 		t.Fatalf("starting an OpenStack with a share service: %v", err)
 	}
