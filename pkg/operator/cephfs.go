@@ -15,6 +15,7 @@ import (
 
 	"github.com/manila-csi/manila-csi-driver-operator/assets"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/contentwatch"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/cephfs"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/extramounts"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
@@ -127,6 +128,7 @@ func newCephFSController(c *clients, recorder events.Recorder, render resourceap
 		Config:             config,
 		OperatorConfigMaps: c.operatorConfig.Core().V1().ConfigMaps(),
 		PersistentVolumes:  c.kubeInformers.InformersFor("").Core().V1().PersistentVolumes(),
+		SnapshotContentCRD: c.crdInformerFor(contentwatch.CRDName),
 		Deployments:        operandInformers.Apps().V1().Deployments(),
 		DaemonSets:         daemonSets,
 		ConfigMaps:         operandInformers.Core().V1().ConfigMaps(),

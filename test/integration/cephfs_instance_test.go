@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/cephfs"
@@ -85,8 +86,8 @@ func cephFSConditions(ctx context.Context) ([]string, error) {
 
 // The CephFS instance is off by default and on when the operator config asks, with the ceph-csi image
 // it names; a known-bad ceph-csi release or a missing image is refused naming the field, keeping what
-// runs; turned off, it stays while a CephFS volume exists, then goes with its conditions, and its
-// StorageClass stays while a claim names it, then goes. The NFS instance is never touched.
+// runs; turned off, it stays while a CephFS volume exists, then while a snapshot content of its driver
+// does, then goes with its conditions, and its StorageClass stays while a claim names it, then goes. The NFS instance is never touched.
 func TestCephFSInstanceOnAndOff(t *testing.T) {
 	ctx := context.Background()
 	op := startOperator(t, "", framework.ShareTypeSpec{Name: "default"},
@@ -213,7 +214,33 @@ func TestCephFSInstanceOnAndOff(t *testing.T) {
 	waitForCephCSIImage(t, goodCephCSI2)
 	world.WaitForCondition(t, cephfs.ConditionRetained, operatorv1.ConditionTrue)
 
+	// A snapshot content of the CephFS driver keeps it once its volume is gone: only the instance's
+	// csi-snapshotter can delete it.
+	content := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "snapshot.storage.k8s.io/v1", "kind": "VolumeSnapshotContent",
+		"metadata": map[string]any{"name": "cephfs-snapcontent-left"},
+		"spec": map[string]any{"driver": cephfs.DriverName, "deletionPolicy": "Retain",
+			"source":            map[string]any{"snapshotHandle": "4a1b2c3d-0000-4000-8000-000000000002"},
+			"volumeSnapshotRef": map[string]any{"name": "gone", "namespace": "cephfs-claims"}},
+	}}
+	if _, err := world.Dynamic.Resource(framework.VolumeSnapshotContentGVR).Create(ctx, content, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = world.Dynamic.Resource(framework.VolumeSnapshotContentGVR).Delete(context.Background(), content.GetName(), metav1.DeleteOptions{})
+	})
 	if err := world.Kube.CoreV1().PersistentVolumes().Delete(ctx, pv.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, framework.DefaultTimeout, "the instance kept by the snapshot content", func(ctx context.Context) error {
+		c := world.Condition(t, cephfs.ConditionRetained)
+		if c == nil || c.Status != operatorv1.ConditionTrue || c.Reason != cephfs.ReasonSnapshotsInUse || !strings.Contains(c.Message, content.GetName()) {
+			return fmt.Errorf("condition %+v", c)
+		}
+		return nil
+	})
+	waitForCephCSIImage(t, goodCephCSI2)
+	if err := world.Dynamic.Resource(framework.VolumeSnapshotContentGVR).Delete(ctx, content.GetName(), metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	world.WaitForCondition(t, cephfs.ConditionRetained, operatorv1.ConditionFalse)
