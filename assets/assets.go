@@ -9,6 +9,8 @@ import (
 	"fmt"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
 
 //go:embed *.yaml
@@ -52,6 +54,13 @@ const (
 	CephFSControllerDeployment = "cephfs_controller.yaml"
 	CephFSNodeDaemonSet        = "cephfs_node.yaml"
 	CephCSINodeDaemonSet       = "cephfs_cephcsi_node.yaml"
+)
+
+// Placeholders of the CephFS instance's ceph-csi names, replaced by every Render: the names are
+// written once, in pkg/names, and the assets follow them.
+const (
+	CephCSIDriverNamePlaceholder = "${CEPHCSI_DRIVER_NAME}" // names.CephCSIDriverName
+	CephCSIPluginDirPlaceholder  = "${CEPHCSI_PLUGIN_DIR}"  // names.CephCSIPluginDir
 )
 
 // CephCSIImagePlaceholder stands for the ceph-csi image, which comes from the operator config
@@ -109,8 +118,8 @@ type Vars struct {
 	FSGroupPolicy string // replaces ${FSGROUP_POLICY}
 }
 
-// Render returns the named asset with the Vars placeholders replaced; an unknown name is an error.
-// Empty Vars are substituted as empty strings.
+// Render returns the named asset with the Vars placeholders and the ceph-csi names replaced; an
+// unknown name is an error. Empty Vars are substituted as empty strings.
 func (v Vars) Render(name string) ([]byte, error) {
 	if !known(name) {
 		return nil, fmt.Errorf("unknown asset %q", name)
@@ -123,6 +132,8 @@ func (v Vars) Render(name string) ([]byte, error) {
 		data = bytes.ReplaceAll(data, []byte("${"+env+"}"), []byte(image))
 	}
 	data = bytes.ReplaceAll(data, []byte("${FSGROUP_POLICY}"), []byte(v.FSGroupPolicy))
+	data = bytes.ReplaceAll(data, []byte(CephCSIDriverNamePlaceholder), []byte(names.CephCSIDriverName))
+	data = bytes.ReplaceAll(data, []byte(CephCSIPluginDirPlaceholder), []byte(names.CephCSIPluginDir))
 	return data, nil
 }
 
