@@ -52,6 +52,8 @@ const (
 	CephFSCephCSIConfig        = "cephfs_ceph_csi_config_cm.yaml"
 	CephFSVolumeSnapshotClass  = "cephfs_volumesnapshotclass.yaml"
 	CephFSControllerDeployment = "cephfs_controller.yaml"
+	CephFSMetricsService       = "cephfs_service.yaml"
+	CephFSServiceMonitor       = "cephfs_servicemonitor.yaml"
 	CephFSNodeDaemonSet        = "cephfs_node.yaml"
 	CephCSINodeDaemonSet       = "cephfs_cephcsi_node.yaml"
 )
@@ -69,7 +71,7 @@ const CephCSIImagePlaceholder = "${CEPHCSI_IMAGE}"
 
 // CephFSStaticResources are the CephFS instance's static objects, in apply order.
 func CephFSStaticResources() []string {
-	return []string{CephFSCephConfig, CephFSCephCSIConfig, CephFSCSIDriver}
+	return []string{CephFSCephConfig, CephFSCephCSIConfig, CephFSMetricsService, CephFSCSIDriver}
 }
 
 // StaticResources lists the assets applied by the static-resources controller, in apply order:
@@ -101,7 +103,7 @@ func Names() []string {
 	return append(append(StaticResources(), NetworkPolicies()...),
 		CSIDriver, ControllerDeployment, NodeDaemonSet, NFSNodeDaemonSet, VolumeSnapshotClass, ServiceMonitor,
 		CephFSCephConfig, CephFSCephCSIConfig, CephFSCSIDriver, CephFSVolumeSnapshotClass,
-		CephFSControllerDeployment, CephFSNodeDaemonSet, CephCSINodeDaemonSet)
+		CephFSControllerDeployment, CephFSNodeDaemonSet, CephCSINodeDaemonSet, CephFSMetricsService, CephFSServiceMonitor)
 }
 
 // Vars are the operator's own placeholders. library-go itself replaces ${DRIVER_IMAGE},

@@ -15,12 +15,15 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/manila-csi/manila-csi-driver-operator/assets"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/cephfs"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/configcheck"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/storageclasses"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/operator"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
@@ -66,8 +69,22 @@ func cephFSObjectsAbsent(ctx context.Context) error {
 			return fmt.Errorf("ConfigMap %s: %v", name, err)
 		}
 	}
+	if _, err := world.Kube.CoreV1().Services(ns).Get(ctx, cephFSMetricsService, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		return fmt.Errorf("Service %s: %v", cephFSMetricsService, err)
+	}
+	if _, err := world.Dynamic.Resource(serviceMonitors).Namespace(ns).Get(ctx, cephFSServiceMonitor, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		return fmt.Errorf("ServiceMonitor %s: %v", cephFSServiceMonitor, err)
+	}
 	return nil
 }
+
+// The CephFS controller's metrics Service and ServiceMonitor (assets/cephfs_service.yaml,
+// assets/cephfs_servicemonitor.yaml).
+var (
+	cephFSMetricsService = assets.ObjectName(assets.CephFSMetricsService)
+	cephFSServiceMonitor = assets.ObjectName(assets.CephFSServiceMonitor)
+	serviceMonitors      = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}
+)
 
 // cephFSConditions lists the conditions of the CephFS instance's controllers on the ClusterCSIDriver.
 func cephFSConditions(ctx context.Context) ([]string, error) {
@@ -127,7 +144,19 @@ func TestCephFSInstanceOnAndOff(t *testing.T) {
 		if drv.Spec.AttachRequired == nil || *drv.Spec.AttachRequired {
 			return fmt.Errorf("CSIDriver %s requires attach", drv.Name)
 		}
-		return nil
+		// Its metrics as the NFS controller's: the Service (with the certificate service-ca issues
+		// for it, whose hash is on the pods) and the ServiceMonitor.
+		if _, err := world.Kube.CoreV1().Services(names.OperandNamespace).Get(ctx, cephFSMetricsService, metav1.GetOptions{}); err != nil {
+			return err
+		}
+		if _, err := world.Kube.CoreV1().Secrets(names.OperandNamespace).Get(ctx, operator.CephFSMetricsCertSecret, metav1.GetOptions{}); err != nil {
+			return err
+		}
+		if n := len(d.Spec.Template.Annotations); n < 2 {
+			return fmt.Errorf("%d input hashes on the pod template, want the driver secret's and the metrics certificate's", n)
+		}
+		_, err = world.Dynamic.Resource(serviceMonitors).Namespace(names.OperandNamespace).Get(ctx, cephFSServiceMonitor, metav1.GetOptions{})
+		return err
 	})
 	world.WaitForCondition(t, "ManilaCephFSDriverControllerServiceControllerDegraded", operatorv1.ConditionFalse)
 	world.WaitForCondition(t, "CephCSIDriverNodeServiceControllerDegraded", operatorv1.ConditionFalse)

@@ -55,17 +55,18 @@ type Instance interface {
 	Start(ctx context.Context)
 }
 
-// Objects name what the instance applies, for its removal. The workloads and ConfigMaps are in the
-// operand namespace; the CSIDriver and the VolumeSnapshotClass are deleted only while they carry the
-// operator's owner label.
+// Objects name what the instance applies, for its removal. The workloads, ConfigMaps, Services and
+// the ServiceMonitor are in the operand namespace; the CSIDriver and the VolumeSnapshotClass are
+// deleted only while they carry the operator's owner label. The metrics Service's serving-cert Secret
+// is service-ca's, owned by the Service: the garbage collector deletes it with the Service.
 type Objects struct {
-	Deployments, DaemonSets, ConfigMaps []string
-	CSIDriver, VolumeSnapshotClass      string
-	OwnerLabel                          labels.Selector
+	Deployments, DaemonSets, ConfigMaps, Services  []string
+	CSIDriver, VolumeSnapshotClass, ServiceMonitor string
+	OwnerLabel                                     labels.Selector
 }
 
 // Deps are the Controller's collaborators. Informers: OperatorConfigMaps in the operator namespace;
-// Deployments, DaemonSets and ConfigMaps in the operand namespace; CSIDrivers of the operator's owned
+// Deployments, DaemonSets, ConfigMaps and Services in the operand namespace; CSIDrivers of the operator's owned
 // objects; SnapshotContentCRD of contentwatch.CRDName only.
 type Deps struct {
 	OperatorClient     v1helpers.OperatorClient
@@ -76,6 +77,7 @@ type Deps struct {
 	Deployments        appsv1informers.DeploymentInformer
 	DaemonSets         appsv1informers.DaemonSetInformer
 	ConfigMaps         corev1informers.ConfigMapInformer
+	Services           corev1informers.ServiceInformer
 	CSIDrivers         storagev1informers.CSIDriverInformer
 	Kube               kubernetes.Interface
 	// Dynamic deletes the VolumeSnapshotClass, and lists and watches the cluster's
@@ -95,8 +97,9 @@ type Deps struct {
 }
 
 // Controller runs the CephFS instance (cephfs.manila.csi.openstack.org, its controller Deployment,
-// its node DaemonSet and ceph-csi's CephFS node DaemonSet, their ConfigMaps, CSIDriver and
-// VolumeSnapshotClass) through a second set of library-go controllers, which it starts and stops.
+// its node DaemonSet and ceph-csi's CephFS node DaemonSet, their ConfigMaps, CSIDriver,
+// VolumeSnapshotClass, and the controller's metrics Service and ServiceMonitor) through a second set
+// of library-go controllers, which it starts and stops.
 //
 // Watches: the operator config, PersistentVolumes, the instance's objects, the ClusterCSIDriver, the
 // VolumeSnapshotContent CRD, and, only while a turned-off instance waits for no volume to be left,
@@ -138,7 +141,7 @@ func NewController(d Deps) factory.Controller {
 		WithSync(c.sync).
 		WithSyncDegradedOnError(d.OperatorClient).
 		WithInformers(d.OperatorClient.Informer(), d.OperatorConfigMaps.Informer(),
-			d.Deployments.Informer(), d.DaemonSets.Informer(), d.ConfigMaps.Informer(), d.CSIDrivers.Informer(),
+			d.Deployments.Informer(), d.DaemonSets.Informer(), d.ConfigMaps.Informer(), d.Services.Informer(), d.CSIDrivers.Informer(),
 			d.SnapshotContentCRD.Informer()).
 		// Of the cluster's volumes, only the CephFS driver's keep the instance: the others' events
 		// (every volume of a big cluster) start no sync.
@@ -287,10 +290,14 @@ func (c *Controller) removeConditions(ctx context.Context) error {
 	return err
 }
 
-var volumeSnapshotClasses = schema.GroupVersionResource{Group: "snapshot.storage.k8s.io", Version: "v1", Resource: "volumesnapshotclasses"}
+var (
+	volumeSnapshotClasses = schema.GroupVersionResource{Group: "snapshot.storage.k8s.io", Version: "v1", Resource: "volumesnapshotclasses"}
+	serviceMonitors       = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}
+)
 
 // leftovers returns a deletion for each object the instance applied that the caches show. The
-// VolumeSnapshotClass, which no cache here holds, is not among them (removeObjects).
+// VolumeSnapshotClass and the ServiceMonitor, which no cache here holds, are not among them
+// (removeObjects).
 func (c *Controller) leftovers(ctx context.Context) []func() error {
 	o, ns := c.d.Objects, names.OperandNamespace
 	var present []func() error
@@ -315,6 +322,13 @@ func (c *Controller) leftovers(ctx context.Context) []func() error {
 			})
 		}
 	}
+	for _, name := range o.Services {
+		if _, err := c.d.Services.Lister().Services(ns).Get(name); err == nil {
+			present = append(present, func() error {
+				return c.d.Kube.CoreV1().Services(ns).Delete(ctx, name, metav1.DeleteOptions{})
+			})
+		}
+	}
 	if d, err := c.d.CSIDrivers.Lister().Get(o.CSIDriver); err == nil && o.OwnerLabel.Matches(labels.Set(d.Labels)) {
 		present = append(present, func() error {
 			return c.d.Kube.StorageV1().CSIDrivers().Delete(ctx, o.CSIDriver, metav1.DeleteOptions{})
@@ -324,13 +338,16 @@ func (c *Controller) leftovers(ctx context.Context) []func() error {
 }
 
 // removeObjects deletes what the instance applied (present, from leftovers): nothing is requested
-// when nothing is left. The VolumeSnapshotClass goes first, while the others show that a removal is
-// under way.
+// when nothing is left. The VolumeSnapshotClass and the ServiceMonitor go first, while the others show
+// that a removal is under way.
 func (c *Controller) removeObjects(ctx context.Context, present []func() error, recorder events.Recorder) error {
 	if len(present) == 0 {
 		return nil
 	}
 	if err := c.deleteSnapshotClass(ctx); err != nil {
+		return err
+	}
+	if err := c.deleteServiceMonitor(ctx); err != nil {
 		return err
 	}
 	for _, del := range present {
@@ -357,6 +374,18 @@ func (c *Controller) deleteSnapshotClass(ctx context.Context) error {
 		return nil
 	}
 	err = c.d.Dynamic.Resource(volumeSnapshotClasses).Delete(ctx, vsc.GetName(), metav1.DeleteOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// deleteServiceMonitor deletes the instance's ServiceMonitor; without monitoring's CRD there is none.
+func (c *Controller) deleteServiceMonitor(ctx context.Context) error {
+	if c.d.Objects.ServiceMonitor == "" {
+		return nil
+	}
+	err := c.d.Dynamic.Resource(serviceMonitors).Namespace(names.OperandNamespace).Delete(ctx, c.d.Objects.ServiceMonitor, metav1.DeleteOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
