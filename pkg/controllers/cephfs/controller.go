@@ -66,8 +66,8 @@ type Objects struct {
 }
 
 // Deps are the Controller's collaborators. Informers: OperatorConfigMaps in the operator namespace;
-// Deployments, DaemonSets, ConfigMaps and Services in the operand namespace; CSIDrivers of the operator's owned
-// objects; SnapshotContentCRD of contentwatch.CRDName only.
+// Deployments, DaemonSets, ConfigMaps and Services in the operand namespace; CSIDrivers of the
+// operator's owned objects; SnapshotContentCRD of contentwatch.CRDName only.
 type Deps struct {
 	OperatorClient     v1helpers.OperatorClient
 	Config             *operatorconfig.Source
@@ -80,8 +80,8 @@ type Deps struct {
 	Services           corev1informers.ServiceInformer
 	CSIDrivers         storagev1informers.CSIDriverInformer
 	Kube               kubernetes.Interface
-	// Dynamic deletes the VolumeSnapshotClass, and lists and watches the cluster's
-	// VolumeSnapshotContents while the instance is being retired (contentwatch).
+	// Dynamic deletes the VolumeSnapshotClass and the ServiceMonitor, and lists and watches the
+	// cluster's VolumeSnapshotContents while the instance is being retired (contentwatch).
 	Dynamic  dynamic.Interface
 	Recorder events.Recorder
 	// State keeps the ceph-csi image in force (state.CephCSIImageKey), for a turned-off instance that
@@ -102,8 +102,8 @@ type Deps struct {
 // of library-go controllers, which it starts and stops.
 //
 // Watches: the operator config, PersistentVolumes, the instance's objects, the ClusterCSIDriver, the
-// VolumeSnapshotContent CRD, and, only while a turned-off instance waits for no volume to be left,
-// VolumeSnapshotContents (contentwatch, started then and dropped after).
+// VolumeSnapshotContent CRD, and VolumeSnapshotContents only while a turned-off instance that no
+// volume keeps is being retired (contentwatch: started then, dropped once it is removed or on again).
 //
 // Writes: while the instance runs, the ceph-csi image in force to the state ConfigMap (its own
 // controllers apply it and report as ManilaCephFSDriver*/CephCSIDriver* conditions); on removal, deletes its objects and the stopped
@@ -112,8 +112,9 @@ type Deps struct {
 // Policy: cephfs.enabled (last valid operator config) runs the instance. Turned off, it keeps running
 // while any PersistentVolume of its driver exists (pods must still unmount, shares be deleted), then
 // while any VolumeSnapshotContent of its driver exists (only its csi-snapshotter can delete them),
-// named by CephFSControllerRetained; then it stops and its objects are deleted (Decide). It does nothing while the
-// ClusterCSIDriver is not Managed: a running instance's library-go controllers honour that themselves.
+// named by CephFSControllerRetained; then it stops and its objects are deleted (Decide). It does
+// nothing while the ClusterCSIDriver is not Managed: a running instance's library-go controllers
+// honour that themselves.
 type Controller struct {
 	d        Deps
 	contents contentSource
