@@ -9,6 +9,8 @@ import (
 	"fmt"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
 
 //go:embed *.yaml
@@ -50,8 +52,17 @@ const (
 	CephFSCephCSIConfig        = "cephfs_ceph_csi_config_cm.yaml"
 	CephFSVolumeSnapshotClass  = "cephfs_volumesnapshotclass.yaml"
 	CephFSControllerDeployment = "cephfs_controller.yaml"
+	CephFSMetricsService       = "cephfs_service.yaml"
+	CephFSServiceMonitor       = "cephfs_servicemonitor.yaml"
 	CephFSNodeDaemonSet        = "cephfs_node.yaml"
 	CephCSINodeDaemonSet       = "cephfs_cephcsi_node.yaml"
+)
+
+// Placeholders of the CephFS instance's ceph-csi names, replaced by every Render: the names are
+// written once, in pkg/names, and the assets follow them.
+const (
+	CephCSIDriverNamePlaceholder = "${CEPHCSI_DRIVER_NAME}" // names.CephCSIDriverName
+	CephCSIPluginDirPlaceholder  = "${CEPHCSI_PLUGIN_DIR}"  // names.CephCSIPluginDir
 )
 
 // CephCSIImagePlaceholder stands for the ceph-csi image, which comes from the operator config
@@ -60,7 +71,7 @@ const CephCSIImagePlaceholder = "${CEPHCSI_IMAGE}"
 
 // CephFSStaticResources are the CephFS instance's static objects, in apply order.
 func CephFSStaticResources() []string {
-	return []string{CephFSCephConfig, CephFSCephCSIConfig, CephFSCSIDriver}
+	return []string{CephFSCephConfig, CephFSCephCSIConfig, CephFSMetricsService, CephFSCSIDriver}
 }
 
 // StaticResources lists the assets applied by the static-resources controller, in apply order:
@@ -92,7 +103,7 @@ func Names() []string {
 	return append(append(StaticResources(), NetworkPolicies()...),
 		CSIDriver, ControllerDeployment, NodeDaemonSet, NFSNodeDaemonSet, VolumeSnapshotClass, ServiceMonitor,
 		CephFSCephConfig, CephFSCephCSIConfig, CephFSCSIDriver, CephFSVolumeSnapshotClass,
-		CephFSControllerDeployment, CephFSNodeDaemonSet, CephCSINodeDaemonSet)
+		CephFSControllerDeployment, CephFSNodeDaemonSet, CephCSINodeDaemonSet, CephFSMetricsService, CephFSServiceMonitor)
 }
 
 // Vars are the operator's own placeholders. library-go itself replaces ${DRIVER_IMAGE},
@@ -109,8 +120,8 @@ type Vars struct {
 	FSGroupPolicy string // replaces ${FSGROUP_POLICY}
 }
 
-// Render returns the named asset with the Vars placeholders replaced; an unknown name is an error.
-// Empty Vars are substituted as empty strings.
+// Render returns the named asset with the Vars placeholders and the ceph-csi names replaced; an
+// unknown name is an error. Empty Vars are substituted as empty strings.
 func (v Vars) Render(name string) ([]byte, error) {
 	if !known(name) {
 		return nil, fmt.Errorf("unknown asset %q", name)
@@ -123,6 +134,8 @@ func (v Vars) Render(name string) ([]byte, error) {
 		data = bytes.ReplaceAll(data, []byte("${"+env+"}"), []byte(image))
 	}
 	data = bytes.ReplaceAll(data, []byte("${FSGROUP_POLICY}"), []byte(v.FSGroupPolicy))
+	data = bytes.ReplaceAll(data, []byte(CephCSIDriverNamePlaceholder), []byte(names.CephCSIDriverName))
+	data = bytes.ReplaceAll(data, []byte(CephCSIPluginDirPlaceholder), []byte(names.CephCSIPluginDir))
 	return data, nil
 }
 

@@ -8,6 +8,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
 
 // The node plugin, the NFS node plugin and the controller start without depending on each other's
@@ -149,5 +151,65 @@ func TestControllerNFSSidecarServesTheDriversForwardEndpoint(t *testing.T) {
 	}
 	if !slices.Equal(nfsContainers, []string{"csi-driver-nfs"}) {
 		t.Errorf("NFS containers in the controller = %v, want exactly [csi-driver-nfs]", nfsContainers)
+	}
+}
+
+// The CephFS node plugin forwards to the CephFS instance's own ceph-csi, never to another ceph-csi on
+// the node (ceph-csi's manifests and Helm chart run cephfs.csi.ceph.com, with its socket and its
+// ceph-fuse mountinfo records under /var/lib/kubelet/plugins/cephfs.csi.ceph.com): the driver name
+// and the socket directory are pkg/names', the init container waits for that socket, ceph-csi keeps
+// /csi (where it writes /csi/mountinfo) in that directory, and, on the host network, binds no port.
+func TestCephFSNodePluginForwardsToItsOwnCephCSI(t *testing.T) {
+	node := decode[appsv1.DaemonSet](t, CephFSNodeDaemonSet).Spec.Template.Spec
+	cephCSI := decode[appsv1.DaemonSet](t, CephCSINodeDaemonSet).Spec.Template.Spec
+	controller := decode[appsv1.Deployment](t, CephFSControllerDeployment).Spec.Template.Spec
+	driver, cephCSIDriver := container(t, node, "csi-driver"), container(t, cephCSI, "csi-driver")
+
+	want := names.CephCSIPluginDir + "/csi.sock"
+	if len(names.CephCSIDriverName) > 63 {
+		t.Errorf("driver name %s is longer than a CSI driver name may be", names.CephCSIDriverName)
+	}
+	for _, c := range []corev1.Container{cephCSIDriver, container(t, controller, "csi-driver-cephfs")} {
+		if got := argValue(t, c.Args, "drivername"); got != names.CephCSIDriverName {
+			t.Errorf("ceph-csi container %s runs as %s, want %s", c.Name, got, names.CephCSIDriverName)
+		}
+	}
+	if got := hostPath(t, node, driver, socketPath(argValue(t, driver.Args, "fwdendpoint"))); got != want {
+		t.Errorf("the CephFS node plugin forwards to %s, want %s", got, want)
+	}
+	if got := hostPath(t, cephCSI, cephCSIDriver, socketPath(argValue(t, cephCSIDriver.Args, "endpoint"))); got != want {
+		t.Errorf("ceph-csi serves %s, want %s", got, want)
+	}
+	if got := hostPath(t, cephCSI, cephCSIDriver, "/csi/mountinfo"); got != names.CephCSIPluginDir+"/mountinfo" {
+		t.Errorf("ceph-csi's /csi/mountinfo is %s on the host, want it in %s", got, names.CephCSIPluginDir)
+	}
+	wait := container(t, node, "wait-for-cephfs-plugin")
+	if script := strings.Join(wait.Command, " "); !strings.Contains(script, "-S "+want+" ]") {
+		t.Errorf("init container script %q does not wait for %s", script, want)
+	}
+	if got := hostPath(t, node, wait, want); got != want {
+		t.Errorf("init container sees %s at %s on the host", want, got)
+	}
+	// The host paths ceph-csi shares with every other plugin are the kubelet's and the kernel's; none
+	// is another driver's plugin directory.
+	shared := []string{"/var/lib/kubelet/pods", "/var/lib/kubelet/plugins", "/sys", "/lib/modules", "/dev", "/run/mount", names.CephCSIPluginDir}
+	for _, v := range cephCSI.Volumes {
+		if v.HostPath != nil && !slices.Contains(shared, v.HostPath.Path) {
+			t.Errorf("ceph-csi volume %s is host path %s, outside %v", v.Name, v.HostPath.Path, shared)
+		}
+	}
+	if !cephCSI.HostNetwork {
+		t.Fatal("the ceph-csi node plugin left the host network: revisit this test")
+	}
+	for _, c := range slices.Concat(cephCSI.InitContainers, cephCSI.Containers) {
+		if len(c.Ports) > 0 {
+			t.Errorf("ceph-csi container %s declares ports %v on the host network", c.Name, c.Ports)
+		}
+		for _, a := range c.Args {
+			// ceph-csi serves HTTP (metrics, pprof) on --metricsport only with these.
+			if strings.HasPrefix(a, "--enableprofiling") || strings.HasPrefix(a, "--enablegrpcmetrics") || strings.HasPrefix(a, "--metricsport") {
+				t.Errorf("ceph-csi container %s has %s: it would bind a port on the host network", c.Name, a)
+			}
+		}
 	}
 }

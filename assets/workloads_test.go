@@ -2,6 +2,7 @@ package assets
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/openshift/library-go/pkg/operator/resource/resourceread"
@@ -101,24 +102,58 @@ func TestWorkloads(t *testing.T) {
 	}
 }
 
-// TestCrossReferences checks the names that tie the assets together.
+// TestCrossReferences checks the names that tie the assets together: each controller's metrics
+// chain (ServiceMonitor -> Service -> the controller's pods and ports, with the serving certificate the
+// Service has service-ca issue and the controller mounts), the NFS controller's PDB, and that the NFS
+// and the CephFS controllers' metrics share no port.
 func TestCrossReferences(t *testing.T) {
-	dep := decode[appsv1.Deployment](t, ControllerDeployment)
-	svc := decode[corev1.Service](t, MetricsService)
 	pdb := decode[policyv1.PodDisruptionBudget](t, ControllerPDB)
+	if !labels.SelectorFromSet(pdb.Spec.Selector.MatchLabels).Matches(labels.Set(decode[appsv1.Deployment](t, ControllerDeployment).Spec.Template.Labels)) {
+		t.Errorf("PDB selector %v does not match controller pods", pdb.Spec.Selector.MatchLabels)
+	}
+	portOwner := map[string]string{}
+	for _, chain := range []struct{ deployment, service, monitor string }{
+		{ControllerDeployment, MetricsService, ServiceMonitor},
+		{CephFSControllerDeployment, CephFSMetricsService, CephFSServiceMonitor},
+	} {
+		t.Run(chain.deployment, func(t *testing.T) {
+			metricsChain(t, chain.deployment, chain.service, chain.monitor, portOwner)
+		})
+	}
+}
+
+// metricsChain checks one controller's metrics chain, and records in portOwner the ports its
+// kube-rbac-proxies listen on and proxy to, failing on one another controller holds.
+func metricsChain(t *testing.T, deployment, service, monitor string, portOwner map[string]string) {
+	dep := decode[appsv1.Deployment](t, deployment)
+	svc := decode[corev1.Service](t, service)
 	podLabels := labels.Set(dep.Spec.Template.Labels)
 
 	if !labels.SelectorFromSet(svc.Spec.Selector).Matches(podLabels) {
 		t.Errorf("Service selector %v does not match controller pods %v", svc.Spec.Selector, podLabels)
-	}
-	if !labels.SelectorFromSet(pdb.Spec.Selector.MatchLabels).Matches(podLabels) {
-		t.Errorf("PDB selector %v does not match controller pods", pdb.Spec.Selector.MatchLabels)
 	}
 	ports := map[string]int32{}
 	for _, c := range dep.Spec.Template.Spec.Containers {
 		for _, p := range c.Ports {
 			ports[p.Name] = p.ContainerPort
 		}
+		if !strings.HasSuffix(c.Name, "-kube-rbac-proxy") {
+			continue
+		}
+		for _, a := range c.Args {
+			for _, flag := range []string{"--secure-listen-address=0.0.0.0:", "--upstream=http://127.0.0.1:"} {
+				if port, ok := strings.CutPrefix(a, flag); ok {
+					port = strings.TrimSuffix(port, "/")
+					if owner, taken := portOwner[port]; taken && owner != deployment {
+						t.Errorf("%s container %s uses port %s, as %s does", deployment, c.Name, port, owner)
+					}
+					portOwner[port] = deployment
+				}
+			}
+		}
+	}
+	if len(svc.Spec.Ports) == 0 {
+		t.Fatalf("Service %s has no ports", svc.Name)
 	}
 	for _, p := range svc.Spec.Ports {
 		if ports[p.TargetPort.StrVal] != p.Port {
@@ -145,7 +180,7 @@ func TestCrossReferences(t *testing.T) {
 			} `json:"endpoints"`
 		} `json:"spec"`
 	}
-	if err := yaml.Unmarshal(render(t, ServiceMonitor), &sm); err != nil {
+	if err := yaml.Unmarshal(render(t, monitor), &sm); err != nil {
 		t.Fatal(err)
 	}
 	if !labels.SelectorFromSet(sm.Spec.Selector.MatchLabels).Matches(labels.Set(svc.Labels)) {

@@ -88,6 +88,8 @@ var assetClusters = map[string][]Cluster{
 	assets.CephFSControllerDeployment: nil,
 	assets.CephFSNodeDaemonSet:        nil,
 	assets.CephCSINodeDaemonSet:       nil,
+	assets.CephFSMetricsService:       nil,
+	assets.CephFSServiceMonitor:       nil,
 }
 
 // AssetClusters returns the clusters an operand asset is applied to (none: not applied when hosted).

@@ -7,6 +7,15 @@ const (
 	// CephFSDriverName is the CSI driver name of the driver's CephFS instance
 	// (--share-protocol-selector=CEPHFS), the provisioner of the CephFS StorageClasses.
 	CephFSDriverName = "cephfs.manila.csi.openstack.org"
+	// CephCSIDriverName is the driver name (--drivername) of the CephFS instance's ceph-csi, which
+	// manila-csi-plugin forwards the node calls to. It is the instance's own so that it never meets
+	// another ceph-csi on the node: ceph-csi's own manifests and Helm chart run it as
+	// cephfs.csi.ceph.com, with its socket and its ceph-fuse mountinfo records under that name's plugin
+	// directory. Never registered with the kubelet; a CSI driver name has at most 63 characters.
+	CephCSIDriverName = "ceph-csi." + CephFSDriverName
+	// CephCSIPluginDir is the host directory of CephCSIDriverName's socket (csi.sock), shared by the
+	// ceph-csi node plugin and the CephFS instance's node plugin that forwards to it.
+	CephCSIPluginDir = "/var/lib/kubelet/plugins/" + CephCSIDriverName
 	// OperatorName is the component name used for events, leases and field managers.
 	OperatorName = "manila-csi-driver-operator"
 	// OperatorNamespace is where the operator runs and where its input secret lives.

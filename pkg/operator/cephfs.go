@@ -15,6 +15,7 @@ import (
 
 	"github.com/manila-csi/manila-csi-driver-operator/assets"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/contentwatch"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/cephfs"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/extramounts"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
@@ -31,17 +32,23 @@ const (
 	cephFSControllerServiceController   = "ManilaCephFSDriverControllerServiceController"
 	cephFSNodeServiceController         = "ManilaCephFSDriverNodeServiceController"
 	cephCSINodeServiceController        = "CephCSIDriverNodeServiceController"
+	cephFSServiceMonitorController      = "ManilaCephFSDriverServiceMonitorController"
 	cephFSDriverContainer               = "csi-driver"
 	cephFSControllerCephCSIContainer    = "csi-driver-cephfs"
 )
 
 var cephFSInstanceConditions = []string{cephFSStaticResourcesController, cephFSVolumeSnapshotClassController,
-	cephFSControllerServiceController, cephFSNodeServiceController, cephCSINodeServiceController}
+	cephFSControllerServiceController, cephFSNodeServiceController, cephCSINodeServiceController, cephFSServiceMonitorController}
+
+// CephFSMetricsCertSecret is the serving-cert Secret service-ca issues for the CephFS controller's
+// metrics Service (assets/cephfs_service.yaml), as MetricsCertSecret is the NFS controller's; its hash
+// rolls the CephFS controller pods. service-ca makes the Service its owner, so it goes with it.
+const CephFSMetricsCertSecret = "manila-csi-driver-cephfs-controller-metrics-serving-cert"
 
 // CephFSWorkloadHooks are the hooks of the CephFS instance's workloads (standalone), for start and
-// render alike: those of their NFS counterparts (cluster values, proxy, trusted CA, driver secret hash,
-// replicas, topology, extraMounts for their own targets), the ceph-csi image from the operator config,
-// and the placeholder check last; with the informers that re-run them.
+// render alike: those of their NFS counterparts (cluster values, proxy, trusted CA, driver secret and
+// metrics certificate hashes, replicas, topology, extraMounts for their own targets), the ceph-csi image
+// from the operator config, and the placeholder check last; with the informers that re-run them.
 func CephFSWorkloadHooks(in WorkloadInputs, image hooks.CephCSIImage) (controller []dc.DeploymentHookFunc, node, cephCSI []csidrivernodeservicecontroller.DaemonSetHookFunc, informers []factory.Informer) {
 	values := &hooks.ClusterValues{Infrastructures: in.Infrastructures, Recorder: in.Recorder}
 	controllerMounts, mountInformers := in.Mounts.Deployment(extramounts.CephFSControllerTarget)
@@ -50,6 +57,7 @@ func CephFSWorkloadHooks(in WorkloadInputs, image hooks.CephCSIImage) (controlle
 		csidrivercontrollerservicecontroller.WithObservedProxyDeploymentHook(),
 		csidrivercontrollerservicecontroller.WithCABundleDeploymentHook(names.OperandNamespace, hooks.TrustedCAConfigMap, in.OperandConfigMaps),
 		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, in.OperandSecrets),
+		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, CephFSMetricsCertSecret, in.OperandSecrets),
 		dc.WithReplicasHook(in.Nodes.Lister()),
 		hooks.Topology{Config: in.Mounts.Config}.Deployment(),
 		image.Deployment(),
@@ -71,15 +79,16 @@ func CephFSWorkloadHooks(in WorkloadInputs, image hooks.CephCSIImage) (controlle
 	cephCSI = daemonSet(extramounts.CephCSINodeTarget, image.DaemonSet())
 	informers = append([]factory.Informer{
 		hooks.Events(in.OperandConfigMaps.Informer(), hooks.Named(hooks.TrustedCAConfigMap, names.CloudCAConfigMap)),
-		hooks.Events(in.OperandSecrets.Informer(), hooks.Named(names.DriverSecret)),
+		hooks.Events(in.OperandSecrets.Informer(), hooks.Named(names.DriverSecret, CephFSMetricsCertSecret)),
 		hooks.ControlPlaneNodeEvents(in.Nodes),
 	}, mountInformers...)
 	return controller, node, cephCSI, informers
 }
 
 // cephFSInstance is one run of the CephFS instance: a second library-go CSI controller set (static
-// objects, VolumeSnapshotClass, controller Deployment, Manila CephFS node DaemonSet) and library-go's
-// node service controller for ceph-csi's DaemonSet.
+// objects with the controller's metrics Service, VolumeSnapshotClass, ServiceMonitor, controller
+// Deployment, Manila CephFS node DaemonSet) and library-go's node service controller for ceph-csi's
+// DaemonSet.
 type cephFSInstance struct {
 	set     *csicontrollerset.CSIControllerSet
 	cephCSI factory.Controller
@@ -114,6 +123,8 @@ func newCephFSController(c *clients, recorder events.Recorder, render resourceap
 			WithStaticResourcesController(cephFSStaticResourcesController, c.kube, c.dynamic, static, render, assets.CephFSStaticResources()).
 			WithConditionalStaticResourcesController(cephFSVolumeSnapshotClassController, c.kube, c.dynamic, static, render,
 				[]string{assets.CephFSVolumeSnapshotClass}, crdExists, never).
+			// library-go ignores the ServiceMonitor's NotFound while monitoring's CRD is absent.
+			WithServiceMonitorController(cephFSServiceMonitorController, c.dynamic, render, assets.CephFSServiceMonitor).
 			WithCSIDriverControllerService(cephFSControllerServiceController, render, assets.CephFSControllerDeployment, c.kube,
 				operandInformers, c.configInformer, slices.Clone(informers), controllerHooks...).
 			WithCSIDriverNodeService(cephFSNodeServiceController, render, assets.CephFSNodeDaemonSet, c.kube,
@@ -127,9 +138,11 @@ func newCephFSController(c *clients, recorder events.Recorder, render resourceap
 		Config:             config,
 		OperatorConfigMaps: c.operatorConfig.Core().V1().ConfigMaps(),
 		PersistentVolumes:  c.kubeInformers.InformersFor("").Core().V1().PersistentVolumes(),
+		SnapshotContentCRD: c.crdInformerFor(contentwatch.CRDName),
 		Deployments:        operandInformers.Apps().V1().Deployments(),
 		DaemonSets:         daemonSets,
 		ConfigMaps:         operandInformers.Core().V1().ConfigMaps(),
+		Services:           operandInformers.Core().V1().Services(),
 		CSIDrivers:         c.owned.Storage().V1().CSIDrivers(),
 		Kube:               c.kube,
 		Dynamic:            c.dynamic,
@@ -141,8 +154,10 @@ func newCephFSController(c *clients, recorder events.Recorder, render resourceap
 			Deployments: []string{string(extramounts.CephFSControllerPlugin)},
 			DaemonSets:  []string{string(extramounts.CephFSNodePlugin), string(extramounts.CephCSINodePlugin)},
 			ConfigMaps:  []string{cephConfigMap, cephCSIConfigMap},
+			Services:    []string{assets.ObjectName(assets.CephFSMetricsService)},
 			CSIDriver:   cephfs.DriverName, VolumeSnapshotClass: cephFSVolumeSnapshotClass,
-			OwnerLabel: labels.SelectorFromSet(labels.Set{classplan.OwnerLabel: classplan.OwnerLabelValue}),
+			ServiceMonitor: assets.ObjectName(assets.CephFSServiceMonitor),
+			OwnerLabel:     labels.SelectorFromSet(labels.Set{classplan.OwnerLabel: classplan.OwnerLabelValue}),
 		},
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/manila-csi/manila-csi-driver-operator/assets"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 )
 
@@ -55,7 +56,7 @@ cephfs: {enabled: true, image: quay.io/cephcsi/cephcsi:v3.16.0}
 extraMounts:
 - propagation: [Node]
   volumes: [{name: x, emptyDir: {}}]
-  mounts: [{name: x, mountPath: /var/lib/kubelet/plugins/cephfs.csi.ceph.com}]
+  mounts: [{name: x, mountPath: ` + names.CephCSIPluginDir + `}]
 `},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

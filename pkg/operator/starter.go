@@ -213,5 +213,5 @@ var conditionOwners = []string{
 	nodeServiceController, nfsNodeServiceController, controlPlaneStaticResourcesController, volumeSnapshotClassController,
 	serviceMonitorController, retiredResourcesController, networkPoliciesController, predecessorLeaseOwner, servingConfigOwner, "ManagementState", "ConfigObservation",
 	cephfs.ControllerName, cephFSStaticResourcesController, cephFSVolumeSnapshotClassController, cephFSControllerServiceController,
-	cephFSNodeServiceController, cephCSINodeServiceController,
+	cephFSNodeServiceController, cephCSINodeServiceController, cephFSServiceMonitorController,
 }

@@ -302,14 +302,19 @@ func newWorld(in Input) (*world, error) {
 	trusted := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: hooks.TrustedCAConfigMap, Namespace: names.OperandNamespace},
 		Data: map[string]string{"ca-bundle.crt": ""}}
 	cms := []any{trusted}
-	// service-ca writes the controller's metrics serving certificate beside it on every cluster; the
-	// controller's hash of it is of this empty stand-in.
+	// service-ca writes the controllers' metrics serving certificates beside them on every cluster;
+	// the controllers' hashes of them are of these empty stand-ins.
 	controllerNS := names.OperandNamespace
 	if in.Flavour.IsHosted() {
 		controllerNS = in.Flavour.Hosted.Namespace
 	}
 	servingCert := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: operator.MetricsCertSecret, Namespace: controllerNS}}
 	if err := add(secrets.Informer().GetStore(), servingCert); err != nil {
+		return nil, err
+	}
+	// The CephFS controller's, standalone only, beside it in the operand namespace.
+	cephFSCert := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: operator.CephFSMetricsCertSecret, Namespace: names.OperandNamespace}}
+	if err := add(secrets.Informer().GetStore(), cephFSCert); err != nil {
 		return nil, err
 	}
 	if in.Flavour.IsHosted() {

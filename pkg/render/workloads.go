@@ -70,12 +70,12 @@ func nodeDaemonSet(manifest []byte, spec *opv1.OperatorSpec, hooks []csidriverno
 }
 
 // cephFSObjects renders the CephFS instance (operator config cephfs.enabled, standalone) as the
-// operator applies it: its static objects and snapshot class, and its three workloads through the
+// operator applies it: its static objects, snapshot class and ServiceMonitor, and its three workloads through the
 // hooks start uses (operator.CephFSWorkloadHooks), the ceph-csi image from the config.
 func cephFSObjects(render func(string) ([]byte, error), in operator.WorkloadInputs, source *operatorconfig.Source,
 	spec *opv1.OperatorSpec, config configinformers.SharedInformerFactory) ([]runtime.Object, error) {
 	var out []runtime.Object
-	for _, name := range append(assets.CephFSStaticResources(), assets.CephFSVolumeSnapshotClass) {
+	for _, name := range append(assets.CephFSStaticResources(), assets.CephFSVolumeSnapshotClass, assets.CephFSServiceMonitor) {
 		obj, err := staticAsset(render, name)
 		if err != nil {
 			return nil, err

@@ -14,12 +14,16 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/manila-csi/manila-csi-driver-operator/assets"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/cephfs"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/configcheck"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/storageclasses"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/operator"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
@@ -65,8 +69,22 @@ func cephFSObjectsAbsent(ctx context.Context) error {
 			return fmt.Errorf("ConfigMap %s: %v", name, err)
 		}
 	}
+	if _, err := world.Kube.CoreV1().Services(ns).Get(ctx, cephFSMetricsService, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		return fmt.Errorf("Service %s: %v", cephFSMetricsService, err)
+	}
+	if _, err := world.Dynamic.Resource(serviceMonitors).Namespace(ns).Get(ctx, cephFSServiceMonitor, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		return fmt.Errorf("ServiceMonitor %s: %v", cephFSServiceMonitor, err)
+	}
 	return nil
 }
+
+// The CephFS controller's metrics Service and ServiceMonitor (assets/cephfs_service.yaml,
+// assets/cephfs_servicemonitor.yaml).
+var (
+	cephFSMetricsService = assets.ObjectName(assets.CephFSMetricsService)
+	cephFSServiceMonitor = assets.ObjectName(assets.CephFSServiceMonitor)
+	serviceMonitors      = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}
+)
 
 // cephFSConditions lists the conditions of the CephFS instance's controllers on the ClusterCSIDriver.
 func cephFSConditions(ctx context.Context) ([]string, error) {
@@ -85,8 +103,8 @@ func cephFSConditions(ctx context.Context) ([]string, error) {
 
 // The CephFS instance is off by default and on when the operator config asks, with the ceph-csi image
 // it names; a known-bad ceph-csi release or a missing image is refused naming the field, keeping what
-// runs; turned off, it stays while a CephFS volume exists, then goes with its conditions, and its
-// StorageClass stays while a claim names it, then goes. The NFS instance is never touched.
+// runs; turned off, it stays while a CephFS volume exists, then while a snapshot content of its driver
+// does, then goes with its conditions, and its StorageClass stays while a claim names it, then goes. The NFS instance is never touched.
 func TestCephFSInstanceOnAndOff(t *testing.T) {
 	ctx := context.Background()
 	op := startOperator(t, "", framework.ShareTypeSpec{Name: "default"},
@@ -126,7 +144,19 @@ func TestCephFSInstanceOnAndOff(t *testing.T) {
 		if drv.Spec.AttachRequired == nil || *drv.Spec.AttachRequired {
 			return fmt.Errorf("CSIDriver %s requires attach", drv.Name)
 		}
-		return nil
+		// Its metrics as the NFS controller's: the Service (with the certificate service-ca issues
+		// for it, whose hash is on the pods) and the ServiceMonitor.
+		if _, err := world.Kube.CoreV1().Services(names.OperandNamespace).Get(ctx, cephFSMetricsService, metav1.GetOptions{}); err != nil {
+			return err
+		}
+		if _, err := world.Kube.CoreV1().Secrets(names.OperandNamespace).Get(ctx, operator.CephFSMetricsCertSecret, metav1.GetOptions{}); err != nil {
+			return err
+		}
+		if n := len(d.Spec.Template.Annotations); n < 2 {
+			return fmt.Errorf("%d input hashes on the pod template, want the driver secret's and the metrics certificate's", n)
+		}
+		_, err = world.Dynamic.Resource(serviceMonitors).Namespace(names.OperandNamespace).Get(ctx, cephFSServiceMonitor, metav1.GetOptions{})
+		return err
 	})
 	world.WaitForCondition(t, "ManilaCephFSDriverControllerServiceControllerDegraded", operatorv1.ConditionFalse)
 	world.WaitForCondition(t, "CephCSIDriverNodeServiceControllerDegraded", operatorv1.ConditionFalse)
@@ -213,7 +243,33 @@ func TestCephFSInstanceOnAndOff(t *testing.T) {
 	waitForCephCSIImage(t, goodCephCSI2)
 	world.WaitForCondition(t, cephfs.ConditionRetained, operatorv1.ConditionTrue)
 
+	// A snapshot content of the CephFS driver keeps it once its volume is gone: only the instance's
+	// csi-snapshotter can delete it.
+	content := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "snapshot.storage.k8s.io/v1", "kind": "VolumeSnapshotContent",
+		"metadata": map[string]any{"name": "cephfs-snapcontent-left"},
+		"spec": map[string]any{"driver": cephfs.DriverName, "deletionPolicy": "Retain",
+			"source":            map[string]any{"snapshotHandle": "4a1b2c3d-0000-4000-8000-000000000002"},
+			"volumeSnapshotRef": map[string]any{"name": "gone", "namespace": "cephfs-claims"}},
+	}}
+	if _, err := world.Dynamic.Resource(framework.VolumeSnapshotContentGVR).Create(ctx, content, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = world.Dynamic.Resource(framework.VolumeSnapshotContentGVR).Delete(context.Background(), content.GetName(), metav1.DeleteOptions{})
+	})
 	if err := world.Kube.CoreV1().PersistentVolumes().Delete(ctx, pv.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, framework.DefaultTimeout, "the instance kept by the snapshot content", func(ctx context.Context) error {
+		c := world.Condition(t, cephfs.ConditionRetained)
+		if c == nil || c.Status != operatorv1.ConditionTrue || c.Reason != cephfs.ReasonSnapshotsInUse || !strings.Contains(c.Message, content.GetName()) {
+			return fmt.Errorf("condition %+v", c)
+		}
+		return nil
+	})
+	waitForCephCSIImage(t, goodCephCSI2)
+	if err := world.Dynamic.Resource(framework.VolumeSnapshotContentGVR).Delete(ctx, content.GetName(), metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	world.WaitForCondition(t, cephfs.ConditionRetained, operatorv1.ConditionFalse)

@@ -11,6 +11,7 @@ import (
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	apiextv1informers "k8s.io/apiextensions-apiserver/pkg/client/informers/externalversions/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -22,6 +23,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/contentwatch"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/managementstate"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
@@ -37,8 +39,9 @@ const ConditionRetained = ControllerName + "Retained"
 
 // Reasons of ConditionRetained.
 const (
-	ReasonVolumesInUse = "VolumesInUse"
-	ReasonAsExpected   = "AsExpected"
+	ReasonVolumesInUse   = "VolumesInUse"
+	ReasonSnapshotsInUse = "SnapshotsInUse"
+	ReasonAsExpected     = "AsExpected"
 )
 
 // Events.
@@ -52,30 +55,35 @@ type Instance interface {
 	Start(ctx context.Context)
 }
 
-// Objects name what the instance applies, for its removal. The workloads and ConfigMaps are in the
-// operand namespace; the CSIDriver and the VolumeSnapshotClass are deleted only while they carry the
-// operator's owner label.
+// Objects name what the instance applies, for its removal. The workloads, ConfigMaps, Services and
+// the ServiceMonitor are in the operand namespace; the CSIDriver and the VolumeSnapshotClass are
+// deleted only while they carry the operator's owner label. The metrics Service's serving-cert Secret
+// is service-ca's, owned by the Service: the garbage collector deletes it with the Service.
 type Objects struct {
-	Deployments, DaemonSets, ConfigMaps []string
-	CSIDriver, VolumeSnapshotClass      string
-	OwnerLabel                          labels.Selector
+	Deployments, DaemonSets, ConfigMaps, Services  []string
+	CSIDriver, VolumeSnapshotClass, ServiceMonitor string
+	OwnerLabel                                     labels.Selector
 }
 
 // Deps are the Controller's collaborators. Informers: OperatorConfigMaps in the operator namespace;
-// Deployments, DaemonSets and ConfigMaps in the operand namespace; CSIDrivers of the operator's owned
-// objects.
+// Deployments, DaemonSets, ConfigMaps and Services in the operand namespace; CSIDrivers of the
+// operator's owned objects; SnapshotContentCRD of contentwatch.CRDName only.
 type Deps struct {
 	OperatorClient     v1helpers.OperatorClient
 	Config             *operatorconfig.Source
 	OperatorConfigMaps corev1informers.ConfigMapInformer
 	PersistentVolumes  corev1informers.PersistentVolumeInformer
+	SnapshotContentCRD apiextv1informers.CustomResourceDefinitionInformer
 	Deployments        appsv1informers.DeploymentInformer
 	DaemonSets         appsv1informers.DaemonSetInformer
 	ConfigMaps         corev1informers.ConfigMapInformer
+	Services           corev1informers.ServiceInformer
 	CSIDrivers         storagev1informers.CSIDriverInformer
 	Kube               kubernetes.Interface
-	Dynamic            dynamic.Interface
-	Recorder           events.Recorder
+	// Dynamic deletes the VolumeSnapshotClass and the ServiceMonitor, and lists and watches the
+	// cluster's VolumeSnapshotContents while the instance is being retired (contentwatch).
+	Dynamic  dynamic.Interface
+	Recorder events.Recorder
 	// State keeps the ceph-csi image in force (state.CephCSIImageKey), for a turned-off instance that
 	// volumes keep running once the config names no image.
 	State interface {
@@ -89,40 +97,58 @@ type Deps struct {
 }
 
 // Controller runs the CephFS instance (cephfs.manila.csi.openstack.org, its controller Deployment,
-// its node DaemonSet and ceph-csi's CephFS node DaemonSet, their ConfigMaps, CSIDriver and
-// VolumeSnapshotClass) through a second set of library-go controllers, which it starts and stops.
+// its node DaemonSet and ceph-csi's CephFS node DaemonSet, their ConfigMaps, CSIDriver,
+// VolumeSnapshotClass, and the controller's metrics Service and ServiceMonitor) through a second set
+// of library-go controllers, which it starts and stops.
 //
-// Watches: the operator config, PersistentVolumes, the instance's objects and the ClusterCSIDriver.
+// Watches: the operator config, PersistentVolumes, the instance's objects, the ClusterCSIDriver, the
+// VolumeSnapshotContent CRD, and VolumeSnapshotContents only while a turned-off instance that no
+// volume keeps is being retired (contentwatch: started then, dropped once it is removed or on again).
 //
 // Writes: while the instance runs, the ceph-csi image in force to the state ConfigMap (its own
 // controllers apply it and report as ManilaCephFSDriver*/CephCSIDriver* conditions); on removal, deletes its objects and the stopped
 // controllers' conditions; condition CephFSControllerRetained; events CephFSRetained, CephFSRemoved.
 //
 // Policy: cephfs.enabled (last valid operator config) runs the instance. Turned off, it keeps running
-// while any PersistentVolume of its driver exists (pods must still unmount, shares be deleted), named
-// by CephFSControllerRetained; then it stops and its objects are deleted. It does nothing while the
-// ClusterCSIDriver is not Managed: a running instance's library-go controllers honour that themselves.
+// while any PersistentVolume of its driver exists (pods must still unmount, shares be deleted), then
+// while any VolumeSnapshotContent of its driver exists (only its csi-snapshotter can delete them),
+// named by CephFSControllerRetained; then it stops and its objects are deleted (Decide). It does
+// nothing while the ClusterCSIDriver is not Managed: a running instance's library-go controllers
+// honour that themselves.
 type Controller struct {
 	d        Deps
+	contents contentSource
 	mu       sync.Mutex
 	stop     context.CancelFunc
 	retained string
+}
+
+// contentSource lists the VolumeSnapshotContents of the driver (contentwatch.Watch, which caches the
+// cluster's contents only between Of and Release).
+type contentSource interface {
+	Of(ctx context.Context) (names []string, known bool)
+	Release()
 }
 
 // NewController returns the factory controller. The instance runs until the controller's own Run
 // ends (factory passes Run's context to every sync).
 func NewController(d Deps) factory.Controller {
 	c := &Controller{d: d}
+	recorder := d.Recorder.WithComponentSuffix("cephfs")
+	syncCtx := factory.NewSyncContext(ControllerName, recorder)
+	c.contents = contentwatch.New(d.Dynamic, DriverName, func() { syncCtx.Queue().Add(factory.DefaultQueueKey) })
 	return factory.New().
+		WithSyncContext(syncCtx).
 		WithSync(c.sync).
 		WithSyncDegradedOnError(d.OperatorClient).
 		WithInformers(d.OperatorClient.Informer(), d.OperatorConfigMaps.Informer(),
-			d.Deployments.Informer(), d.DaemonSets.Informer(), d.ConfigMaps.Informer(), d.CSIDrivers.Informer()).
+			d.Deployments.Informer(), d.DaemonSets.Informer(), d.ConfigMaps.Informer(), d.Services.Informer(), d.CSIDrivers.Informer(),
+			d.SnapshotContentCRD.Informer()).
 		// Of the cluster's volumes, only the CephFS driver's keep the instance: the others' events
 		// (every volume of a big cluster) start no sync.
 		WithFilteredEventsInformers(isCephFSVolume, d.PersistentVolumes.Informer()).
 		ResyncEvery(time.Minute).
-		ToController(ControllerName, d.Recorder.WithComponentSuffix("cephfs"))
+		ToController(ControllerName, recorder)
 }
 
 func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
@@ -137,7 +163,17 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if err != nil {
 		return err
 	}
-	plan := Decide(enabled, pvs)
+	in := Inputs{Enabled: enabled, PVs: pvs, Left: c.running() || len(c.leftovers(ctx)) > 0}
+	if NeedsContents(in) {
+		in.Contents, in.ContentsKnown = c.snapshotContents(ctx)
+	} else {
+		c.contents.Release()
+	}
+	plan := Decide(in)
+	if plan.Wait {
+		klog.V(2).Infof("CephFS instance: waiting for the list of VolumeSnapshotContents before removing it")
+		return nil // the watch calls back once its list is in
+	}
 	if plan.Run && image != "" {
 		// Before the instance runs with it: the cache answers when it is already recorded.
 		if err := c.d.State.Set(ctx, state.CephCSIImageKey, image); err != nil {
@@ -147,7 +183,7 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if plan.Run {
 		c.start(ctx)
 	}
-	if err := c.reportRetained(ctx, plan.Retained, syncCtx.Recorder()); err != nil {
+	if err := c.reportRetained(ctx, plan, syncCtx.Recorder()); err != nil {
 		return err
 	}
 	if !plan.Remove {
@@ -157,7 +193,28 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if err := c.removeConditions(ctx); err != nil {
 		return err
 	}
-	return c.removeObjects(ctx, syncCtx.Recorder())
+	// As the caches show them after the halt: the stopped controllers apply nothing more.
+	if err := c.removeObjects(ctx, c.leftovers(ctx), syncCtx.Recorder()); err != nil {
+		return err
+	}
+	c.contents.Release()
+	return nil
+}
+
+// snapshotContents returns the names of the VolumeSnapshotContents of the driver; without their CRD
+// there are none (and nothing to watch: a watch of a missing resource would never fill).
+func (c *Controller) snapshotContents(ctx context.Context) (names []string, known bool) {
+	if _, err := c.d.SnapshotContentCRD.Lister().Get(contentwatch.CRDName); err != nil {
+		c.contents.Release()
+		return nil, true
+	}
+	return c.contents.Of(ctx)
+}
+
+func (c *Controller) running() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stop != nil
 }
 
 func (c *Controller) start(ctx context.Context) {
@@ -178,17 +235,18 @@ func (c *Controller) halt() {
 	if c.stop == nil {
 		return
 	}
-	klog.Infof("Stopping the CephFS instance of the Manila CSI driver: cephfs.enabled is false and no volume uses it")
+	klog.Infof("Stopping the CephFS instance of the Manila CSI driver: cephfs.enabled is false and no volume or snapshot of it is left")
 	c.stop()
 	c.stop = nil
 }
 
-func (c *Controller) reportRetained(ctx context.Context, retained string, recorder events.Recorder) error {
+func (c *Controller) reportRetained(ctx context.Context, plan Plan, recorder events.Recorder) error {
+	retained := plan.Retained
 	cond := applyoperatorv1.OperatorCondition().WithType(ConditionRetained)
 	if retained == "" {
 		cond = cond.WithStatus(operatorv1.ConditionFalse).WithReason(ReasonAsExpected).WithMessage("")
 	} else {
-		cond = cond.WithStatus(operatorv1.ConditionTrue).WithReason(ReasonVolumesInUse).WithMessage(
+		cond = cond.WithStatus(operatorv1.ConditionTrue).WithReason(plan.Reason).WithMessage(
 			"cephfs.enabled is false, but the CephFS instance keeps running while " + retained + " exist; it is removed once they are deleted")
 		if retained != c.retained {
 			recorder.Warningf(EventRetained, "The CephFS instance stays while %s exist (cephfs.enabled is false in ConfigMap %s)", retained, operatorconfig.ConfigMapName)
@@ -199,7 +257,8 @@ func (c *Controller) reportRetained(ctx context.Context, retained string, record
 	if err != nil {
 		return err
 	}
-	if old := v1helpers.FindOperatorCondition(status.Conditions, ConditionRetained); old != nil && old.Status == *cond.Status && old.Message == *cond.Message {
+	if old := v1helpers.FindOperatorCondition(status.Conditions, ConditionRetained); old != nil && old.Status == *cond.Status &&
+		old.Reason == *cond.Reason && old.Message == *cond.Message {
 		return nil
 	}
 	return c.d.OperatorClient.ApplyOperatorStatus(ctx, ControllerName, applyoperatorv1.OperatorStatus().WithConditions(cond))
@@ -232,12 +291,15 @@ func (c *Controller) removeConditions(ctx context.Context) error {
 	return err
 }
 
-var volumeSnapshotClasses = schema.GroupVersionResource{Group: "snapshot.storage.k8s.io", Version: "v1", Resource: "volumesnapshotclasses"}
+var (
+	volumeSnapshotClasses = schema.GroupVersionResource{Group: "snapshot.storage.k8s.io", Version: "v1", Resource: "volumesnapshotclasses"}
+	serviceMonitors       = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}
+)
 
-// removeObjects deletes what the instance applied, as the caches show it: nothing is requested when
-// nothing is left. The VolumeSnapshotClass, which no cache here holds, goes first, while others show
-// that a removal is under way.
-func (c *Controller) removeObjects(ctx context.Context, recorder events.Recorder) error {
+// leftovers returns a deletion for each object the instance applied that the caches show. The
+// VolumeSnapshotClass and the ServiceMonitor, which no cache here holds, are not among them
+// (removeObjects).
+func (c *Controller) leftovers(ctx context.Context) []func() error {
 	o, ns := c.d.Objects, names.OperandNamespace
 	var present []func() error
 	for _, name := range o.Deployments {
@@ -261,15 +323,32 @@ func (c *Controller) removeObjects(ctx context.Context, recorder events.Recorder
 			})
 		}
 	}
+	for _, name := range o.Services {
+		if _, err := c.d.Services.Lister().Services(ns).Get(name); err == nil {
+			present = append(present, func() error {
+				return c.d.Kube.CoreV1().Services(ns).Delete(ctx, name, metav1.DeleteOptions{})
+			})
+		}
+	}
 	if d, err := c.d.CSIDrivers.Lister().Get(o.CSIDriver); err == nil && o.OwnerLabel.Matches(labels.Set(d.Labels)) {
 		present = append(present, func() error {
 			return c.d.Kube.StorageV1().CSIDrivers().Delete(ctx, o.CSIDriver, metav1.DeleteOptions{})
 		})
 	}
+	return present
+}
+
+// removeObjects deletes what the instance applied (present, from leftovers): nothing is requested
+// when nothing is left. The VolumeSnapshotClass and the ServiceMonitor go first, while the others show
+// that a removal is under way.
+func (c *Controller) removeObjects(ctx context.Context, present []func() error, recorder events.Recorder) error {
 	if len(present) == 0 {
 		return nil
 	}
 	if err := c.deleteSnapshotClass(ctx); err != nil {
+		return err
+	}
+	if err := c.deleteServiceMonitor(ctx); err != nil {
 		return err
 	}
 	for _, del := range present {
@@ -277,7 +356,7 @@ func (c *Controller) removeObjects(ctx context.Context, recorder events.Recorder
 			return err
 		}
 	}
-	recorder.Eventf(EventRemoved, "Removed the CephFS instance of the Manila CSI driver (%s): cephfs.enabled is false and no volume uses it", DriverName)
+	recorder.Eventf(EventRemoved, "Removed the CephFS instance of the Manila CSI driver (%s): cephfs.enabled is false and no volume or snapshot of it is left", DriverName)
 	return nil
 }
 
@@ -296,6 +375,18 @@ func (c *Controller) deleteSnapshotClass(ctx context.Context) error {
 		return nil
 	}
 	err = c.d.Dynamic.Resource(volumeSnapshotClasses).Delete(ctx, vsc.GetName(), metav1.DeleteOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// deleteServiceMonitor deletes the instance's ServiceMonitor; without monitoring's CRD there is none.
+func (c *Controller) deleteServiceMonitor(ctx context.Context) error {
+	if c.d.Objects.ServiceMonitor == "" {
+		return nil
+	}
+	err := c.d.Dynamic.Resource(serviceMonitors).Namespace(names.OperandNamespace).Delete(ctx, c.d.Objects.ServiceMonitor, metav1.DeleteOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}

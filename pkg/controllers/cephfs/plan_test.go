@@ -19,19 +19,31 @@ func pv(name, driver string) *corev1.PersistentVolume {
 func TestDecide(t *testing.T) {
 	nfs, cephB, cephA, other := pv("nfs", "manila.csi.openstack.org"), pv("pv-b", DriverName), pv("pv-a", DriverName), pv("hostpath", "")
 	for _, tc := range []struct {
-		name    string
-		enabled bool
-		pvs     []*corev1.PersistentVolume
-		want    Plan
+		name          string
+		in            Inputs
+		needsContents bool
+		want          Plan
 	}{
-		{"off, nothing", false, nil, Plan{Remove: true}},
-		{"off, only NFS and other volumes", false, []*corev1.PersistentVolume{nfs, other}, Plan{Remove: true}},
-		{"on", true, nil, Plan{Run: true}},
-		{"on with volumes", true, []*corev1.PersistentVolume{cephA}, Plan{Run: true}},
-		{"off with CephFS volumes", false, []*corev1.PersistentVolume{nfs, cephB, cephA}, Plan{Run: true, Retained: "2 PersistentVolume(s) of cephfs.manila.csi.openstack.org, e.g. pv-a"}},
+		// Nothing left to keep: the snapshots are not read (a watch of every snapshot for nothing).
+		{"off, nothing left", Inputs{}, false, Plan{Remove: true}},
+		{"off, only NFS and other volumes, nothing left", Inputs{PVs: []*corev1.PersistentVolume{nfs, other}}, false, Plan{Remove: true}},
+		{"on", Inputs{Enabled: true}, false, Plan{Run: true}},
+		{"on with volumes", Inputs{Enabled: true, PVs: []*corev1.PersistentVolume{cephA}, Left: true}, false, Plan{Run: true}},
+		{"on with snapshots: not read", Inputs{Enabled: true, Left: true}, false, Plan{Run: true}},
+		{"off with CephFS volumes: snapshots not read", Inputs{PVs: []*corev1.PersistentVolume{nfs, cephB, cephA}, Left: true}, false,
+			Plan{Run: true, Reason: ReasonVolumesInUse, Retained: "2 PersistentVolume(s) of cephfs.manila.csi.openstack.org, e.g. pv-a"}},
+		{"off with CephFS volumes after a restart, nothing left: it runs again", Inputs{PVs: []*corev1.PersistentVolume{cephA}}, false,
+			Plan{Run: true, Reason: ReasonVolumesInUse, Retained: "1 PersistentVolume(s) of cephfs.manila.csi.openstack.org, e.g. pv-a"}},
+		{"off, left, snapshots being listed: wait", Inputs{PVs: []*corev1.PersistentVolume{nfs}, Left: true}, true, Plan{Wait: true}},
+		{"off, left, CephFS snapshots", Inputs{Left: true, ContentsKnown: true, Contents: []string{"snapcontent-b", "snapcontent-a"}}, true,
+			Plan{Run: true, Reason: ReasonSnapshotsInUse, Retained: "2 VolumeSnapshotContent(s) of cephfs.manila.csi.openstack.org, e.g. snapcontent-a"}},
+		{"off, left, no CephFS snapshot", Inputs{PVs: []*corev1.PersistentVolume{nfs}, Left: true, ContentsKnown: true}, true, Plan{Remove: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Decide(tc.enabled, tc.pvs); got != tc.want {
+			if got := NeedsContents(tc.in); got != tc.needsContents {
+				t.Errorf("NeedsContents = %v, want %v", got, tc.needsContents)
+			}
+			if got := Decide(tc.in); got != tc.want {
 				t.Fatalf("Decide = %+v, want %+v", got, tc.want)
 			}
 		})

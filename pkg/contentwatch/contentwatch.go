@@ -1,0 +1,138 @@
+// Package contentwatch caches the cluster's VolumeSnapshotContents only while a controller needs
+// them: the operator reads them only while it retires the CephFS instance (a snapshot of its driver
+// can be deleted only through it, so it stays while one exists), which most clusters never do.
+package contentwatch
+
+import (
+	"context"
+	"sort"
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Resource is the VolumeSnapshotContent's API resource (a CRD of the snapshot controller).
+var Resource = schema.GroupVersionResource{Group: "snapshot.storage.k8s.io", Version: "v1", Resource: "volumesnapshotcontents"}
+
+// CRDName is the name of Resource's CustomResourceDefinition: without it there is nothing to list.
+const CRDName = "volumesnapshotcontents.snapshot.storage.k8s.io"
+
+// DriverOf returns a VolumeSnapshotContent's spec.driver, or a deleted one's (its tombstone's); ""
+// for anything else.
+func DriverOf(obj any) string {
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return ""
+	}
+	driver, _, _ := unstructured.NestedString(u.Object, "spec", "driver")
+	return driver
+}
+
+// Slim is the informer's transform: of a VolumeSnapshotContent it keeps its identity and spec.driver,
+// all that is read; its status and source handles are the rest, once per snapshot of the cluster.
+func Slim(obj any) (any, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return obj, nil
+	}
+	slim := &unstructured.Unstructured{Object: map[string]any{"apiVersion": u.GetAPIVersion(), "kind": u.GetKind()}}
+	slim.SetName(u.GetName())
+	slim.SetUID(u.GetUID())
+	slim.SetResourceVersion(u.GetResourceVersion())
+	if driver := DriverOf(u); driver != "" {
+		_ = unstructured.SetNestedField(slim.Object, driver, "spec", "driver") // cannot fail: spec is new
+	}
+	return slim, nil
+}
+
+// NamesOf returns the names of the contents in store whose spec.driver is driver, sorted.
+func NamesOf(store cache.Store, driver string) []string {
+	var out []string
+	for _, obj := range store.List() {
+		if DriverOf(obj) == driver {
+			if u, ok := obj.(*unstructured.Unstructured); ok {
+				out = append(out, u.GetName())
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Watch is a cache of the cluster's VolumeSnapshotContents that exists only between an Of call and
+// Release: the first Of starts an informer (contents kept slim) and answers "not yet" until its first
+// list is in; Release stops it and lets its cache go.
+//
+// changed runs once the first list is in, and on each content of driver created or deleted, so that
+// the caller's sync runs again. A content's spec.driver never changes, so updates do not call it.
+type Watch struct {
+	client  dynamic.Interface
+	driver  string
+	changed func()
+
+	mu       sync.Mutex
+	informer cache.SharedIndexInformer
+	stop     context.CancelFunc
+}
+
+// New returns a Watch of client's VolumeSnapshotContents of driver; nothing is listed or watched
+// until Of.
+func New(client dynamic.Interface, driver string, changed func()) *Watch {
+	return &Watch{client: client, driver: driver, changed: changed}
+}
+
+// Of returns the names of the contents of the driver (NamesOf). known is false while the cache is
+// being filled: the caller must not act as if there were none, and is called back (changed) once it
+// is filled. The informer runs until Release or until ctx ends.
+func (w *Watch) Of(ctx context.Context) (names []string, known bool) {
+	informer := w.start(ctx)
+	if !informer.HasSynced() {
+		return nil, false
+	}
+	return NamesOf(informer.GetStore(), w.driver), true
+}
+
+// Release stops the informer, if one runs, and drops its cache.
+func (w *Watch) Release() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stop != nil {
+		w.stop()
+	}
+	w.informer, w.stop = nil, nil
+}
+
+func (w *Watch) start(ctx context.Context) cache.SharedIndexInformer {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.informer != nil {
+		return w.informer
+	}
+	// No resync: it would deliver updates, which change nothing here.
+	informer := dynamicinformer.NewFilteredDynamicInformer(w.client, Resource, metav1.NamespaceAll, 0, cache.Indexers{}, nil).Informer()
+	_ = informer.SetTransform(Slim) // cannot fail before Run
+	_, _ = informer.AddEventHandler(cache.FilteringResourceEventHandler{
+		FilterFunc: func(obj any) bool { return DriverOf(obj) == w.driver },
+		Handler: cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(obj any) { w.changed() },
+			DeleteFunc: func(obj any) { w.changed() },
+		},
+	})
+	runCtx, stop := context.WithCancel(ctx)
+	go informer.RunWithContext(runCtx)
+	go func() {
+		if cache.WaitForCacheSync(runCtx.Done(), informer.HasSynced) {
+			w.changed()
+		}
+	}()
+	w.informer, w.stop = informer, stop
+	return informer
+}
