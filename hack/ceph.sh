@@ -21,13 +21,16 @@
 # coexist when each has its own CEPH_MON_PORT.
 #
 # Environment knobs (defaults in brackets):
-#   CEPH_MON_PORT [16789]  CEPH_FS [cephfs]  CEPH_MANILA_ID [manila]  CEPH_OSD_BYTES [1073741824]
+#   CEPH_MON_PORT [16789]  CEPH_FS [cephfs]  CEPH_MANILA_ID [manila]
+#   CEPH_OSD_BYTES [8589934592]  the OSD's nominal size. Manila's scheduler counts every share's size against
+#                  the free space the driver reports in whole GB, so it must hold the tests' shares;
+#                  memstore takes memory only for what is written.
 set -euo pipefail
 
 CEPH_MON_PORT=${CEPH_MON_PORT:-16789}
 CEPH_FS=${CEPH_FS:-cephfs}
 CEPH_MANILA_ID=${CEPH_MANILA_ID:-manila}
-CEPH_OSD_BYTES=${CEPH_OSD_BYTES:-1073741824}
+CEPH_OSD_BYTES=${CEPH_OSD_BYTES:-8589934592}
 PKGS=(ceph-mon ceph-mgr ceph-osd ceph-mds ceph-fuse ceph-common python3-rados python3-ceph-argparse)
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 

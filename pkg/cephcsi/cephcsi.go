@@ -35,11 +35,14 @@ type badRange struct {
 }
 
 // KnownBad are the releases whose CephFS node server rejects the share UUIDs manila-csi-plugin sends
-// as volume IDs: the volume-ID format check of ceph-csi PR #5957 ("volumeID has an unexpected
-// format", ceph-csi #6332, reported from OKD 4.21 on OpenStack), which ignores provisionVolume=false
-// until ceph-csi #6355. v3.16.0 predates the check.
+// as volume IDs: the volume-ID format check of ceph-csi PR #5957 (util.ValidateVolumeID, "the
+// volumeID has an unexpected format"; ceph-csi #6332 and #6347, reported from OKD 4.21 on OpenStack),
+// backported to the 3.16 branch by PR #6022 before v3.16.1, which skips the check only for
+// staticVolume=true until ceph-csi #6355 (merged on devel in 2026-07) also skips it for Manila's
+// provisionVolume=false. v3.16.0 predates the check. The release notes of v3.16.3, v3.17.1 and v3.17.2
+// list no backport of #6355; v3.18.0 was cut from devel after it (docs/configuration.md).
 var KnownBad = []badRange{{
-	From: Version{3, 16, 1}, To: Version{3, 17, 0},
+	From: Version{3, 16, 1}, To: Version{3, 17, 2},
 	Why:     "its CephFS node plugin rejects Manila's share IDs (\"volumeID has an unexpected format\", ceph-csi issue #6332)",
 	FixedIn: "v3.16.0 or " + Recommended + " and later",
 }}
