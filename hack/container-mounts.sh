@@ -40,7 +40,7 @@ if [ -n "$shared" ]; then
   done
 fi
 mount -t tmpfs -o size=16m,mode=0700 tmpfs "$scratch"
-declare -A overlaid=()
+declare -A overlaid=() bound=()
 declare -a binds=()
 while [ "$#" -gt 0 ] && [ "$1" != -- ]; do
   mode=$1 src=$2 dst=$3
@@ -51,9 +51,12 @@ while [ "$#" -gt 0 ] && [ "$1" != -- ]; do
     /*/*) ;;
     /?*)
       # A top-level mountPath (the /csi of ceph-csi): bound onto the directory of that name here, which
-      # the caller made (empty); nothing to overlay.
+      # the caller made (empty); nothing to overlay, and mounts below it go into the volume itself.
+      # Private: a bind of a directory below a shared one would otherwise carry them back out.
       [ -d "$dst" ] && [ -d "$src" ] || { echo "container-mounts: $dst: no such directory" >&2; exit 2; }
       mount --bind "$src" "$dst"
+      mount --make-private "$dst"
+      bound[$dst]=1
       if [ "$mode" = ro ]; then mount -o remount,bind,ro "$dst"; fi
       continue ;;
     *) echo "container-mounts: $dst: not a path" >&2; exit 2 ;;
@@ -63,7 +66,7 @@ while [ "$#" -gt 0 ] && [ "$1" != -- ]; do
       "$top"/*) echo "container-mounts: $top holds $inside; not overlaid" >&2; exit 2 ;;
     esac
   done
-  if [ -z "${overlaid[$top]:-}" ]; then
+  if [ -z "${overlaid[$top]:-}" ] && [ -z "${bound[$top]:-}" ]; then
     [ -d "$top" ] || { echo "container-mounts: $top: no such directory" >&2; exit 2; }
     layer=$scratch/${#overlaid[@]}
     mkdir -p "$layer/lower" "$layer/upper" "$layer/work"

@@ -203,6 +203,7 @@ func TestE2ECephFSMounted(t *testing.T) {
 			}
 			return nil
 		})
+		t.Logf("claim %s: %s", foreign.Name, w.ClaimEvents(ctx, foreign))
 		if err := w.Kube.CoreV1().PersistentVolumeClaims(mountedNamespace).Delete(ctx, foreign.Name, metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
