@@ -54,16 +54,19 @@ func (n *NodeWorld) startCephCSI(t testing.TB, pod *podRoot, c corev1.Container,
 	n.runner.waitForSocket(t, "cephcsi", socketArg(args, "--endpoint"))
 }
 
-// Mounts lists the mount points below the node's HostDir, with their filesystem types, as
-// /proc/self/mountinfo shows them to this process.
-func (n *NodeWorld) Mounts() (map[string]string, error) {
+// Mount is one mount table entry.
+type Mount struct{ FSType, Source string }
+
+// Mounts lists the mount points below the node's HostDir, as /proc/self/mountinfo shows them to this
+// process.
+func (n *NodeWorld) Mounts() (map[string]Mount, error) {
 	all, err := mountsBelow(n.HostDir)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]string, len(all))
+	out := make(map[string]Mount, len(all))
 	for _, m := range all {
-		out[m.point] = m.fsType
+		out[m.point] = Mount{FSType: m.fsType, Source: m.source}
 	}
 	return out, nil
 }

@@ -222,9 +222,9 @@ func TestE2ECephFSMounted(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for point, fsType := range mounts {
-				if strings.Contains(fsType, "ceph") {
-					t.Errorf("%s still mounted at %s after unpublish and unstage", fsType, point)
+			for point, m := range mounts {
+				if strings.Contains(m.FSType, "ceph") {
+					t.Errorf("%s still mounted at %s after unpublish and unstage", m.FSType, point)
 				}
 			}
 		}
@@ -301,11 +301,12 @@ func mountOn(t *testing.T, n *framework.NodeWorld, k *framework.Kubelet, pv *cor
 		t.Fatal(err)
 	}
 	for _, p := range []string{k.StagingPath(pv), target} {
-		if mounts[p] != "fuse.ceph-fuse" {
-			t.Fatalf("%s is mounted as %q; want fuse.ceph-fuse (mounts %v)", p, mounts[p], mounts)
+		if mounts[p].FSType != "fuse.ceph-fuse" {
+			t.Fatalf("%s is mounted as %+v; want fuse.ceph-fuse (mounts %v)", p, mounts[p], mounts)
 		}
 	}
-	t.Logf("%s: staged at %s and published at %s, both fuse.ceph-fuse", pod, k.StagingPath(pv), target)
+	t.Logf("%s: staged at %s and published at %s, both %s from %s", pod, k.StagingPath(pv), target,
+		mounts[target].FSType, mounts[target].Source)
 	return target
 }
 
