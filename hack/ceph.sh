@@ -84,6 +84,9 @@ keyring = $D/keyring
 [mon]
 mon data = $D/mon/\$id
 mon cluster log file = $D/log/cluster.log
+# A test machine's disk may be fuller than a mon likes (it stops below 5% free by default).
+mon data avail warn = 2
+mon data avail crit = 1
 [mgr]
 mgr data = $D/mgr/\$id
 keyring = $D/mgr/\$id/keyring

@@ -2,11 +2,14 @@ package framework
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 	corev1 "k8s.io/api/core/v1"
@@ -50,8 +53,72 @@ func (n *NodeWorld) startCephCSI(t testing.TB, pod *podRoot, c corev1.Container,
 	if !ok {
 		t.Fatalf("the ceph-csi container %s mounts nothing below /etc", c.Name)
 	}
-	n.runner.start(t, "cephcsi", path, wrapped, append(env, "CONTAINER_MOUNTS_SHARED="+n.kubeletDir))
-	n.runner.waitForSocket(t, "cephcsi", socketArg(args, "--endpoint"))
+	n.cephCSI = cephCSIStart{path: path, args: wrapped, env: append(env, "CONTAINER_MOUNTS_SHARED="+n.kubeletDir),
+		socket: socketArg(args, "--endpoint")}
+	n.runner.start(t, "cephcsi", n.cephCSI.path, n.cephCSI.args, n.cephCSI.env)
+	n.runner.waitForSocket(t, "cephcsi", n.cephCSI.socket)
+}
+
+// cephCSIStart is how startCephCSI ran the real ceph-csi, for RestartCephCSI.
+type cephCSIStart struct {
+	path      string
+	args, env []string
+	socket    string
+}
+
+// RestartCephCSI ends the node's real ceph-csi as a restart of its pod does, the process and the
+// ceph-fuse daemons it started, which end with its container (their mounts stay, broken: "transport
+// endpoint is not connected"), and starts it again with the same command.
+func (n *NodeWorld) RestartCephCSI(t testing.TB) {
+	t.Helper()
+	if n.cephCSI.path == "" {
+		t.Fatal("the node runs no real ceph-csi")
+	}
+	n.runner.stopProcess("cephcsi")
+	if err := killCephFuse(n.HostDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(n.cephCSI.socket); err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	n.runner.start(t, "cephcsi", n.cephCSI.path, n.cephCSI.args, n.cephCSI.env)
+	n.runner.waitForSocket(t, "cephcsi", n.cephCSI.socket)
+}
+
+// killCephFuse kills the ceph-fuse daemons whose mount point is below dir and waits until they are gone.
+func killCephFuse(dir string) error {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return err
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		argv := strings.Split(string(cmdline), "\x00")
+		if len(argv) > 1 && filepath.Base(argv[0]) == "ceph-fuse" && strings.HasPrefix(argv[1], dir+"/") {
+			pids = append(pids, pid)
+		}
+	}
+	for _, pid := range pids {
+		_ = unix.Kill(pid, unix.SIGKILL)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for _, pid := range pids {
+		for unix.Kill(pid, 0) == nil {
+			if time.Now().After(deadline) {
+				return fmt.Errorf("ceph-fuse %d still runs after SIGKILL", pid)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	return nil
 }
 
 // Mount is one mount table entry.

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -55,6 +56,9 @@ func (n *NodeWorld) Kubelet(ctx context.Context, w *World) (*Kubelet, error) {
 	return k, nil
 }
 
+// csiCallTimeout bounds each node call, as the kubelet's CSI client bounds its calls (csiTimeout).
+const csiCallTimeout = 2 * time.Minute
+
 // NodeCallError is a node call the driver answered with a gRPC error.
 type NodeCallError struct {
 	Method string
@@ -69,6 +73,8 @@ func (k *Kubelet) call(ctx context.Context, method string, req any, resp any) er
 	if err != nil {
 		return err
 	}
+	ctx, cancel := context.WithTimeout(ctx, csiCallTimeout)
+	defer cancel()
 	cmd := exec.CommandContext(ctx, k.node.standin, "--call="+method, "--endpoint=unix://"+k.node.DriverSocket)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(in), &stdout, &stderr

@@ -68,6 +68,7 @@ type NodeWorld struct {
 	standin   string             // the csi-node-standin binary, also the kubelet's gRPC client
 	// kubeletDir is HostDir's /var/lib/kubelet when it is a shared mount for the real ceph-csi.
 	kubeletDir string
+	cephCSI    cephCSIStart
 }
 
 // NodeCall is one node call the NFS stand-in received (hack/csi-node-standin's record). It never holds

@@ -294,6 +294,19 @@ func (p *ProvisioningWorld) alive(t testing.TB, name string) {
 	}
 }
 
+// stopProcess stops the processes of the name and forgets them, so that one of the name can start again.
+func (p *ProvisioningWorld) stopProcess(name string) {
+	kept := p.procs[:0]
+	for _, proc := range p.procs {
+		if proc.name == name {
+			proc.Stop(10 * time.Second)
+			continue
+		}
+		kept = append(kept, proc)
+	}
+	p.procs = kept
+}
+
 func (p *ProvisioningWorld) waitForSocket(t testing.TB, name, path string) {
 	t.Helper()
 	Eventually(t, DefaultTimeout, name+" listening on "+path, func(context.Context) error {

@@ -19,15 +19,15 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
-// The share types of the real Ceph behind Manila's cephfs_native backend: one whose class names a
-// cephx ID the mgr makes for it, one whose class names an ID Ceph already has and refuses to hand over.
+// The share types of the real Ceph behind Manila's cephfs_native backend: one whose class names no
+// cephx ID, so each volume gets its own (the PV's name), one whose class names an ID Ceph already has
+// and refuses to hand over.
 var (
 	cephNativeType  = framework.CephFSShareType("cephnative", framework.CephFSNativeBackend, true)
 	cephForeignType = framework.CephFSShareType("cephforeign", framework.CephFSNativeBackend, false)
 )
 
 const (
-	cephNativeClientID  = "ocp-cephfs-native"
 	cephForeignClientID = "ocp-foreign"
 	mountedNamespace    = "e2e-cephfs-mounted"
 	// fsOpTimeout bounds one read or write on a mount: a CephFS operation that needs the MDS blocks
@@ -65,7 +65,6 @@ func TestE2ECephFSMounted(t *testing.T) {
   shareTypes:
     `+cephNativeType.Name+`:
       cephfs-mounter: fuse
-      cephfs-clientID: `+cephNativeClientID+`
     `+cephForeignType.Name+`:
       cephfs-mounter: fuse
       cephfs-clientID: `+cephForeignClientID+`
@@ -93,15 +92,17 @@ func TestE2ECephFSMounted(t *testing.T) {
 		t.Fatalf("share %+v; want a CEPHFS share of type %s", share, cephNativeType.Name)
 	}
 	subvolume, rootPath := checkShareIsSubvolume(t, w, ceph, shareID)
-	waitForCephxKey(t, w, shareID, cephNativeClientID)
-	caps, err := ceph.Admin("auth", "get", "client."+cephNativeClientID)
+	// Without cephfs-clientID the driver names the cephx ID after the volume.
+	cephxID := pv.Name
+	waitForCephxKey(t, w, shareID, cephxID)
+	caps, err := ceph.Admin("auth", "get", "client."+cephxID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(caps, "path="+rootPath) {
-		t.Fatalf("Ceph's caps of client.%s do not name the subvolume's path %s", cephNativeClientID, rootPath)
+		t.Fatalf("Ceph's caps of client.%s do not name the subvolume's path %s", cephxID, rootPath)
 	}
-	t.Logf("share %s: Ceph subvolume %s at %s, cephx user client.%s", shareID, subvolume, rootPath, cephNativeClientID)
+	t.Logf("share %s: Ceph subvolume %s at %s, cephx user client.%s", shareID, subvolume, rootPath, cephxID)
 
 	nodeA := w.StartNode(t, framework.NodeOptions{CephFS: true, CephCSI: true, Name: "e2e-worker-a"})
 	nodeB := w.StartNode(t, framework.NodeOptions{CephFS: true, CephCSI: true, Name: "e2e-worker-b"})
@@ -184,6 +185,22 @@ func TestE2ECephFSMounted(t *testing.T) {
 		}
 	})
 
+	// ceph-csi's pod restarts on node A (an image change rolls it): its ceph-fuse daemons end with it
+	// and leave the stage broken. The next publish on that node mounts the stage again from the record
+	// ceph-csi keeps in the instance's mountinfo directory, with the data.
+	t.Run("FuseStageRecoveredAfterCephCSIRestart", func(t *testing.T) {
+		nodeA.RestartCephCSI(t)
+		if _, err := fsOp("cat", filepath.Join(targetA, "hello.txt")); err == nil {
+			t.Fatal("the stage still answers after its ceph-fuse ended")
+		}
+		// A new pod of the volume on a node where it is staged: the kubelet only publishes.
+		target := publishOn(t, nodeA, kA, pv, "pod-a2")
+		if got, want := readFile(t, filepath.Join(target, "reply.txt")), "and back from e2e-worker-b\n"; got != want {
+			t.Fatalf("read through the recovered stage %q; want %q", got, want)
+		}
+		t.Logf("after ceph-csi's restart, %s reads the volume through a new ceph-fuse", target)
+	})
+
 	t.Run("CephRefusesAForeignID", func(t *testing.T) {
 		framework.Eventually(t, 4*time.Minute, "the driver's error on claim "+foreign.Name, func(ctx context.Context) error {
 			if events := w.ClaimEvents(ctx, foreign); !strings.Contains(events, "ProvisioningFailed") {
@@ -210,6 +227,10 @@ func TestE2ECephFSMounted(t *testing.T) {
 	})
 
 	t.Run("UnmountAndDelete", func(t *testing.T) {
+		// pod-a2 goes first: the kubelet unstages only once no pod of the node uses the volume.
+		if err := kA.NodeUnpublish(ctx, pv, "pod-a2"); err != nil {
+			t.Fatal(err)
+		}
 		for _, n := range []struct {
 			node    *framework.NodeWorld
 			kubelet *framework.Kubelet
@@ -292,7 +313,18 @@ func nodeKubelet(t *testing.T, w *framework.World, n *framework.NodeWorld) *fram
 // paths, and returns the publish target.
 func mountOn(t *testing.T, n *framework.NodeWorld, k *framework.Kubelet, pv *corev1.PersistentVolume, pod string) string {
 	t.Helper()
-	if err := k.MountForPod(context.Background(), pv, pod); err != nil {
+	return checkedMount(t, n, k, pv, pod, k.MountForPod(context.Background(), pv, pod))
+}
+
+// publishOn publishes the staged volume for another pod on the node, as mountOn checks it.
+func publishOn(t *testing.T, n *framework.NodeWorld, k *framework.Kubelet, pv *corev1.PersistentVolume, pod string) string {
+	t.Helper()
+	return checkedMount(t, n, k, pv, pod, k.NodePublish(context.Background(), pv, pod))
+}
+
+func checkedMount(t *testing.T, n *framework.NodeWorld, k *framework.Kubelet, pv *corev1.PersistentVolume, pod string, err error) string {
+	t.Helper()
+	if err != nil {
 		t.Fatalf("mount for %s: %v\nmanila-csi-plugin:\n%s\ncephcsi:\n%s", pod, err, n.Log("manila-csi-plugin", 30), n.Log("cephcsi", 40))
 	}
 	target := k.TargetPath(pv, pod)

@@ -5,26 +5,19 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"strings"
 	"testing"
-	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/cephfs"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
-// The CephFS share types of the test backend's two CephFS backends (hack/manila): one that grants
-// cephx access, one that grants none; and the monitors its shares' export locations name.
-var (
-	cephFSType        = framework.CephFSShareType("cephgold", "cephfs", true)
-	cephFSNoCephxType = framework.CephFSShareType("cephnokeys", "cephfs_nocephx", false)
-)
+// The CephFS share type of the test backend (hack/manila), and the monitors its shares' export
+// locations name.
+var cephFSType = framework.CephFSShareType("cephgold", framework.CephFSBackend, false)
 
 const (
 	testCephMonitors = "192.0.2.21:6789,192.0.2.22:6789"
@@ -33,17 +26,16 @@ const (
 
 // CephFS end to end on the test backend, for what the real Ceph of TestE2ECephFSMounted cannot serve:
 // the kernel mounter (this machine has no ceph kernel module, so only a recording stand-in of
-// ceph-csi can take its NodeStage) and a backend that grants no cephx access (Manila's CephFS driver
-// always grants it). The operator's CephFS class provisions through the real manila-csi-plugin in
-// CEPHFS mode and csi-provisioner against the real Manila whose test backend serves native CephFS: a
-// CEPHFS share with a cephx rule for the configured client ID, whose key Manila fills; the real node
-// plugin forwards NodeStage to the ceph-csi stand-in with the share's monitors, root path, kernel
-// mounter, mount options and that user and key; a type without cephx gives the driver's error on the
-// claim; deleting the claim deletes the share.
+// ceph-csi can take its NodeStage). The operator's CephFS class provisions through the real
+// manila-csi-plugin in CEPHFS mode and csi-provisioner against the real Manila whose test backend
+// serves native CephFS: a CEPHFS share with a cephx rule for the configured client ID, whose key
+// Manila fills; the real node plugin forwards NodeStage to the ceph-csi stand-in with the share's
+// monitors, root path, kernel mounter, mount options and that user and key; deleting the claim
+// deletes the share.
 func TestE2ECephFS(t *testing.T) {
 	w := shareWorld(t)
 	ctx := context.Background()
-	if _, err := w.OpenStack.CreateShareTypes(ctx, []framework.ShareTypeSpec{cephFSType, cephFSNoCephxType}); err != nil {
+	if _, err := w.OpenStack.CreateShareTypes(ctx, []framework.ShareTypeSpec{cephFSType}); err != nil {
 		t.Fatal(err)
 	}
 	w.WriteOperatorConfig(t, cephFSConfig(goodCephCSI)+`storageClasses:
@@ -60,7 +52,6 @@ func TestE2ECephFS(t *testing.T) {
 	if p := class.Parameters; p["cephfs-mounter"] != "kernel" || p["cephfs-clientID"] != cephClientID || p["type"] != cephFSType.Name {
 		t.Fatalf("class %s parameters %v", class.Name, p)
 	}
-	noCephxClass := waitForCephFSClass(t, w, cephFSNoCephxType.Name)
 	w.WaitForCondition(t, "ManilaCephFSDriverControllerServiceControllerDegraded", operatorv1.ConditionFalse)
 	w.StartProvisioningWith(t, framework.ProvisioningOptions{CephFS: true})
 	// Before the provisioner stops (cleanups run last first): every volume of the CephFS driver is
@@ -114,40 +105,6 @@ func TestE2ECephFS(t *testing.T) {
 		}
 		if _, err := node.LastCall("NodeUnstageVolume", shareID); err != nil {
 			t.Error(err)
-		}
-	})
-
-	// A CephFS type whose backend grants no cephx access: Manila puts the share's rule in error, the driver gives up waiting for its key, and the claim's events
-	// say the provisioning failed (after csi-provisioner's --timeout, 120 s). The claim may bind after
-	// that: manila-csi-plugin v1.36.0's retry finds the rule it made and returns it, in error and without
-	// a key, as granted (docs/configuration.md, "CephFS"); what is checked is the failure and the rule.
-	t.Run("BadInputOnTheClaim", func(t *testing.T) {
-		var claims []*corev1.PersistentVolumeClaim
-		for _, tc := range []struct{ class, claim string }{{noCephxClass.Name, "no-cephx"}} {
-			claims = append(claims, w.CreateClaim(t, ns, tc.claim, tc.class, "1Gi"))
-		}
-		for _, c := range claims {
-			framework.Eventually(t, 4*time.Minute, "the driver's error on claim "+c.Name, func(ctx context.Context) error {
-				if events := w.ClaimEvents(ctx, c); !strings.Contains(events, "ProvisioningFailed") {
-					return fmt.Errorf("no ProvisioningFailed event yet: %s", events)
-				}
-				shares, err := w.OpenStack.SharesByMetadata(ctx, map[string]string{
-					"csi.storage.k8s.io/pvc/namespace": ns, "csi.storage.k8s.io/pvc/name": c.Name})
-				if err != nil || len(shares) == 0 {
-					return fmt.Errorf("no share of the claim in Manila (%v)", err)
-				}
-				rules, err := w.OpenStack.AccessRules(ctx, shares[0].ID)
-				if err != nil {
-					return err
-				}
-				if len(rules) != 1 || rules[0].AccessType != "cephx" || rules[0].State != "error" || rules[0].AccessKey != "" {
-					return fmt.Errorf("access rules %+v; want one cephx rule in error, without a key", rules)
-				}
-				return nil
-			})
-			if err := w.Kube.CoreV1().PersistentVolumeClaims(ns).Delete(ctx, c.Name, metav1.DeleteOptions{}); err != nil {
-				t.Fatal(err)
-			}
 		}
 	})
 

@@ -73,7 +73,7 @@ func TestCABundleMatrix(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			setBundle(tc.bundle)
-			framework.Eventually(t, 20*time.Second, "a condition saying "+tc.says, func(context.Context) error {
+			framework.Eventually(t, framework.DefaultTimeout, "a condition saying "+tc.says, func(context.Context) error {
 				c := world.Condition(t, secretsync.ConditionDegraded)
 				if c == nil || c.Status != operatorv1.ConditionTrue || !strings.Contains(c.Message, tc.says) || !strings.Contains(c.Message, names.CABundleKey) {
 					return fmt.Errorf("SecretSyncControllerDegraded is %+v", c)

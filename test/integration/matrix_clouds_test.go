@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
@@ -86,7 +85,7 @@ func TestCloudsYAMLMatrix(t *testing.T) {
 			if tc.field == "" { // a valid variation: nothing to report
 				world.WaitForCondition(t, manila.ConditionDegraded, operatorv1.ConditionFalse)
 			} else {
-				framework.Eventually(t, 40*time.Second, "a condition naming "+tc.field, func(ctx context.Context) error {
+				framework.Eventually(t, framework.DefaultTimeout, "a condition naming "+tc.field, func(ctx context.Context) error {
 					d, err := world.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
 					if err != nil {
 						return err

@@ -51,7 +51,7 @@ func TestOperatorConfigMatrix(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			world.WriteOperatorConfig(t, tc.config)
-			framework.Eventually(t, 20*time.Second, "a condition naming "+tc.path, func(context.Context) error {
+			framework.Eventually(t, framework.DefaultTimeout, "a condition naming "+tc.path, func(context.Context) error {
 				c := world.Condition(t, configcheck.ConditionDegraded)
 				if c == nil || c.Status != operatorv1.ConditionTrue || !strings.Contains(c.Message, tc.path) {
 					return fmt.Errorf("OperatorConfigControllerDegraded is %+v", c)
