@@ -58,6 +58,11 @@ var provisioningFailed = fields.SelectorFromSet(fields.Set{
 // another one is due.
 const saidFor = time.Hour
 
+// recheckAfter is how long after Manila showed no refused rule for a claim it is asked again: the
+// retries of a claim failing for another reason (csi-provisioner's backoff starts at a second) cost a
+// claim GET and the requeue, not a Manila request each.
+const recheckAfter = 30 * time.Second
+
 // Manila reads the claim's shares and their access rules.
 type Manila interface {
 	Shares(ctx context.Context, metadata map[string]string) ([]openstack.Share, error)
@@ -128,7 +133,8 @@ type Deps struct {
 //
 // Policy: one event per claim UID and rule: the event's name is derived from both, so a second
 // create, by this process or the next, is AlreadyExists; a claim once diagnosed is not asked about
-// again for an hour (the API server's event TTL). Failures (no session yet, Manila unreachable) are
+// again for an hour (the API server's event TTL), and one where Manila showed none not within 30 s
+// (the claim is requeued for then). Failures (no session yet, Manila unreachable) are
 // retried with the queue's backoff. It does nothing while the ClusterCSIDriver is not Managed.
 type Controller struct {
 	d        Deps
@@ -139,6 +145,8 @@ type Controller struct {
 	stop     context.CancelFunc
 	informer cache.SharedIndexInformer
 	said     map[types.UID]time.Time
+	// checked is when Manila last showed no refused rule for a claim.
+	checked map[types.UID]time.Time
 }
 
 // NewController returns the factory controller.
@@ -147,7 +155,7 @@ func NewController(d Deps) factory.Controller {
 		d.Clock = clock.RealClock{}
 	}
 	recorder := d.Recorder.WithComponentSuffix("cephx-refusal")
-	c := &Controller{d: d, recorder: recorder, said: map[types.UID]time.Time{}}
+	c := &Controller{d: d, recorder: recorder, said: map[types.UID]time.Time{}, checked: map[types.UID]time.Time{}}
 	c.syncCtx = factory.NewSyncContext(ControllerName, recorder)
 	return factory.New().
 		WithSyncContext(c.syncCtx).
@@ -179,7 +187,7 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if !ok {
 		return nil
 	}
-	return c.diagnose(ctx, claim)
+	return c.diagnose(ctx, claim, func(after time.Duration) { syncCtx.Queue().AddAfter(key, after) })
 }
 
 // active is whether the controller has work: cephfs.enabled in the operator config in force and the
@@ -221,7 +229,7 @@ func (c *Controller) unwatch() {
 	}
 	c.stop()
 	c.informer, c.stop = nil, nil
-	c.said = map[types.UID]time.Time{}
+	c.said, c.checked = map[types.UID]time.Time{}, map[types.UID]time.Time{}
 	klog.V(2).Infof("%s: stopped watching events (cephfs.enabled is false or the ClusterCSIDriver is not Managed)", ControllerName)
 }
 
@@ -271,9 +279,10 @@ func parseKey(key string) (Claim, bool) {
 }
 
 // diagnose reads the claim, its class and Manila, and records the event when a cephx rule is in error.
-func (c *Controller) diagnose(ctx context.Context, claim Claim) error {
+func (c *Controller) diagnose(ctx context.Context, claim Claim, requeue func(after time.Duration)) error {
 	now := c.d.Clock.Now()
-	if c.recentlySaid(claim.UID, now) {
+	said, wait := c.recall(claim.UID, now)
+	if said {
 		return nil
 	}
 	pvc, err := c.d.Kube.CoreV1().PersistentVolumeClaims(claim.Namespace).Get(ctx, claim.Name, metav1.GetOptions{})
@@ -294,6 +303,10 @@ func (c *Controller) diagnose(ctx context.Context, claim Claim) error {
 	if class.Provisioner != names.CephFSDriverName {
 		return nil
 	}
+	if wait > 0 {
+		requeue(wait)
+		return nil
+	}
 	shares, err := c.d.Manila.Shares(ctx, claim.ShareMetadata())
 	if err != nil {
 		return err
@@ -309,6 +322,9 @@ func (c *Controller) diagnose(ctx context.Context, claim Claim) error {
 	f := Diagnose(claim, class.Parameters, withRules)
 	if f.Message == "" {
 		klog.V(4).Infof("%s: claim %s/%s: no cephx access rule in error in Manila", ControllerName, claim.Namespace, claim.Name)
+		c.mu.Lock()
+		c.checked[claim.UID] = now
+		c.mu.Unlock()
 		return nil
 	}
 	if err := c.record(ctx, pvc, f, now); err != nil {
@@ -318,7 +334,9 @@ func (c *Controller) diagnose(ctx context.Context, claim Claim) error {
 	return nil
 }
 
-func (c *Controller) recentlySaid(uid types.UID, now time.Time) bool {
+// recall says whether the claim was diagnosed within saidFor, and how long to wait before asking Manila
+// about it again when Manila showed nothing within recheckAfter; it forgets what is older.
+func (c *Controller) recall(uid types.UID, now time.Time) (said bool, wait time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for k, at := range c.said {
@@ -326,8 +344,18 @@ func (c *Controller) recentlySaid(uid types.UID, now time.Time) bool {
 			delete(c.said, k)
 		}
 	}
-	_, ok := c.said[uid]
-	return ok
+	for k, at := range c.checked {
+		if now.Sub(at) >= recheckAfter {
+			delete(c.checked, k)
+		}
+	}
+	if _, ok := c.said[uid]; ok {
+		return true, 0
+	}
+	if at, ok := c.checked[uid]; ok {
+		return false, recheckAfter - now.Sub(at)
+	}
+	return false, 0
 }
 
 func (c *Controller) markSaid(uid types.UID, now time.Time) {

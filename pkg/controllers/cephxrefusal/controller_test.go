@@ -140,7 +140,7 @@ func newWorld(t *testing.T, state operatorv1.ManagementState, cephfs bool) *worl
 
 // newProcess is one process's controller over the world (its memory is its own).
 func (w *world) newProcess() *Controller {
-	c := &Controller{d: w.deps, said: map[types.UID]time.Time{}}
+	c := &Controller{d: w.deps, said: map[types.UID]time.Time{}, checked: map[types.UID]time.Time{}}
 	c.syncCtx = factory.NewSyncContext(ControllerName, w.deps.Recorder)
 	return c
 }
@@ -248,6 +248,32 @@ func TestNothingSaid(t *testing.T) {
 				t.Errorf("%d Manila requests, want %d", w.manila.calls, wantCalls)
 			}
 		})
+	}
+}
+
+// A claim where Manila showed no refused rule is asked about again only after recheckAfter, requeued.
+func TestRecheckThrottled(t *testing.T) {
+	w := newWorld(t, operatorv1.Managed, true)
+	w.manila.rules["s1"][0].State = "queued_to_apply"
+	c := w.newProcess()
+	var requeued []time.Duration
+	requeue := func(d time.Duration) { requeued = append(requeued, d) }
+	claim := Claim{Namespace: "ns", Name: "data", UID: "u-1"}
+	for range 2 {
+		if err := c.diagnose(context.Background(), claim, requeue); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w.manila.calls != 2 || len(requeued) != 1 || requeued[0] != recheckAfter {
+		t.Errorf("%d Manila requests, requeued %v; want 2 and [%s]", w.manila.calls, requeued, recheckAfter)
+	}
+	w.manila.rules["s1"][0].State = "error"
+	w.clock.Step(recheckAfter)
+	if err := c.diagnose(context.Background(), claim, requeue); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(w.claimEvents(t)); n != 1 {
+		t.Errorf("%d events once the rule is in error, want 1", n)
 	}
 }
 
