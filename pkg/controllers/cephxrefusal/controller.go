@@ -59,8 +59,8 @@ var provisioningFailed = fields.SelectorFromSet(fields.Set{
 const saidFor = time.Hour
 
 // recheckAfter is how long after Manila showed no refused rule for a claim it is asked again: the
-// retries of a claim failing for another reason (csi-provisioner's backoff starts at a second) cost a
-// claim GET and the requeue, not a Manila request each.
+// retries of a claim failing for another reason (csi-provisioner's backoff starts at a second) cost
+// one requeue, not a claim GET and Manila requests each.
 const recheckAfter = 30 * time.Second
 
 // Manila reads the claim's shares and their access rules.
@@ -285,6 +285,10 @@ func (c *Controller) diagnose(ctx context.Context, claim Claim, requeue func(aft
 	if said {
 		return nil
 	}
+	if wait > 0 {
+		requeue(wait)
+		return nil
+	}
 	pvc, err := c.d.Kube.CoreV1().PersistentVolumeClaims(claim.Namespace).Get(ctx, claim.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
@@ -301,10 +305,6 @@ func (c *Controller) diagnose(ctx context.Context, claim Claim, requeue func(aft
 		return err
 	}
 	if class.Provisioner != names.CephFSDriverName {
-		return nil
-	}
-	if wait > 0 {
-		requeue(wait)
 		return nil
 	}
 	shares, err := c.d.Manila.Shares(ctx, claim.ShareMetadata())
