@@ -16,6 +16,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/cephfs"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/cephxrefusal"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/configcheck"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/manila"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/runtimeconfig"
@@ -25,6 +26,7 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/workloadselector"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/state"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/verified"
 )
@@ -124,7 +126,8 @@ func (l *life) startControllers(ctx context.Context) (bool, error) {
 
 // ownControllers builds the operator's own controllers (pkg/controllers): the Manila poll, which
 // starts the operand through startOperand once Manila is found, the config check, the StorageClasses,
-// the driver secret, the runtime config and the removal of stale conditions.
+// the driver secret, the runtime config, the removal of stale conditions and, where the CephFS instance
+// can run (standalone), the diagnosis of claims whose cephx ID Manila refused.
 func (o *Options) ownControllers(ctx context.Context, f Flavour, c *clients, in *sharedInputs, recorder events.Recorder, startOperand func(why string)) []factory.Controller {
 	clk, layout := c.clock, c.layout
 	verifiedCredentials := &verified.Credentials{}
@@ -139,6 +142,7 @@ func (o *Options) ownControllers(ctx context.Context, f Flavour, c *clients, in 
 		secretSyncDeps.ControllerConfigMaps = c.mgmtKube.CoreV1()
 	}
 	listings := &manilatypes.Store{}
+	sessions := &openstack.Shared{}
 	schedule := manila.DefaultSchedule()
 	schedule.Interval = o.PollInterval
 	manilaController := manila.NewController(manila.Deps{Config: manila.Config{
@@ -148,6 +152,7 @@ func (o *Options) ownControllers(ctx context.Context, f Flavour, c *clients, in 
 		RequestTimeout:     o.RequestTimeout,
 		OpenStackTransport: o.OpenStackTransport,
 		Listings:           listings,
+		Sessions:           sessions,
 		OperatorConfig:     in.config,
 		Verified:           verifiedCredentials,
 		EverFound: func() bool {
@@ -195,8 +200,22 @@ func (o *Options) ownControllers(ctx context.Context, f Flavour, c *clients, in 
 		Nodes:                    c.kubeInformers.InformersFor("").Core().V1().Nodes(),
 		Kube:                     c.kube,
 	})
-	return []factory.Controller{manilaController, configController, storageClassController, secretsync.NewController(secretSyncDeps),
+	own := []factory.Controller{manilaController, configController, storageClassController, secretsync.NewController(secretSyncDeps),
 		runtimeConfigController, staleconditions.NewController(c.operatorClient, conditionOwners, recorder)}
+	if f.OffersCephFS() {
+		// It writes no condition: not among conditionOwners.
+		own = append(own, cephxrefusal.NewController(cephxrefusal.Deps{
+			OperatorClient:     c.operatorClient,
+			Config:             in.config,
+			OperatorConfigMaps: in.operatorNS.ConfigMaps(),
+			StorageClasses:     c.kubeInformers.InformersFor("").Storage().V1().StorageClasses(),
+			Kube:               c.kube,
+			Manila:             cephxrefusal.SharedManila{Sessions: sessions},
+			Recorder:           recorder,
+			Clock:              clk,
+		}))
+	}
+	return own
 }
 
 // ConditionOwners returns the owners of every condition type this operator's controllers write

@@ -59,6 +59,9 @@ type Config struct {
 	CatalogRefresh time.Duration
 	// RequestTimeout bounds each HTTP request to Keystone and Manila; zero means the client's default.
 	RequestTimeout time.Duration
+	// Sessions, if set, receives the session of every poll that found Manila (nil after one that did
+	// not), for the other readers of Manila (pkg/controllers/cephxrefusal): one login for all.
+	Sessions *openstack.Shared
 }
 
 // Controller polls Keystone and Manila to learn whether the cloud offers Manila.
@@ -244,7 +247,7 @@ func (c *Controller) pollIfDue(ctx context.Context) (Observation, bool) {
 		c.failures++
 		if obs.Outcome == PollFailed && c.failures >= sessionRefreshAfter {
 			// Whatever the cause, the catalog read at login may be what is wrong: log in afresh.
-			c.session = nil
+			c.dropSession()
 		}
 	}
 	c.report(obs)
@@ -317,7 +320,7 @@ func (c *Controller) readInputs() (inputs, error) {
 // lists the share types.
 func (c *Controller) poll(ctx context.Context, in inputs) Observation {
 	if c.session != nil && c.cfg.CatalogRefresh > 0 && c.clock.Since(c.sessionSince) >= c.cfg.CatalogRefresh {
-		c.session = nil // the catalog may have changed since the login: Manila removed or moved
+		c.dropSession() // the catalog may have changed since the login: Manila removed or moved
 	}
 	if c.session == nil || c.sessionHash != in.hash {
 		client, err := openstack.Connect(ctx, in.cloudsYAML, names.CloudName, openstack.Options{
@@ -332,12 +335,15 @@ func (c *Controller) poll(ctx context.Context, in inputs) Observation {
 		c.sessionSince = c.clock.Now()
 	}
 	manila, err := c.session.Manila()
+	if err != nil && c.cfg.Sessions != nil {
+		c.cfg.Sessions.Set(nil) // the session stays for the next poll, but it reaches no Manila
+	}
 	if errors.Is(err, openstack.ErrNoManilaService) {
 		// The catalog comes with the token: log in again next time so a newly registered Manila is seen.
-		c.session = nil
+		c.dropSession()
 		return Observation{Outcome: NoManilaService}
 	} else if openstack.IsFieldError(err) {
-		c.session = nil
+		c.dropSession()
 		return Observation{Outcome: InputInvalid, Err: c.secretFieldError(err)}
 	} else if err != nil {
 		return Observation{Outcome: PollFailed, Err: err}
@@ -346,11 +352,14 @@ func (c *Controller) poll(ctx context.Context, in inputs) Observation {
 		// Logged in and Manila found where the credentials point: what the driver needs.
 		c.cfg.Verified.Record(in.cloudsYAML, in.caBundle)
 	}
+	if c.cfg.Sessions != nil {
+		c.cfg.Sessions.Set(c.session)
+	}
 	types, complete, err := c.listShareTypes(ctx, manila)
 	if err != nil {
 		if endpointGone(err) {
 			// The catalog is fixed at login: Manila may have moved. The next poll logs in again.
-			c.session = nil
+			c.dropSession()
 		}
 		return Observation{Outcome: PollFailed, Err: err}
 	}
@@ -398,6 +407,14 @@ func (c *Controller) listZones(ctx context.Context, manila *gophercloud.ServiceC
 		return nil, nil
 	}
 	return openstack.ListAvailabilityZones(ctx, manila)
+}
+
+// dropSession forgets the session, so that the next poll logs in again, and unpublishes it.
+func (c *Controller) dropSession() {
+	c.session = nil
+	if c.cfg.Sessions != nil {
+		c.cfg.Sessions.Set(nil)
+	}
 }
 
 // sessionRefreshAfter is how many failed polls in a row make the next one log in again, re-reading the
