@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/cephfs"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/cephxrefusal"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
@@ -40,8 +41,10 @@ const (
 // publishes it through the real ceph-csi with ceph-fuse, and a file written through one node's
 // publish target is read through the other's, both ways. A snapshot and a claim restored from it
 // carry the data. While mounted the MDS stops: an operation that needs it does not complete, the
-// operator stays quiet (no condition changes), and once the MDS is back the mount works again. A
-// class whose cephx ID Ceph already holds gives the claim a failure event and the rule an error.
+// operator stays quiet (no condition changes), and once the MDS is back the mount works again.
+// ceph-csi restarted on a node mounts its broken fuse stage again at the next publish. A class whose
+// cephx ID Ceph already holds gives the claim the operator's CephxAccessRefused event naming the ID,
+// beside csi-provisioner's timeout, and the rule an error.
 // Unmounting ends the ceph-fuse mounts; deleting the claim deletes the share and its subvolume.
 func TestE2ECephFSMounted(t *testing.T) {
 	ceph, err := framework.StartCeph()
@@ -203,8 +206,13 @@ func TestE2ECephFSMounted(t *testing.T) {
 
 	t.Run("CephRefusesAForeignID", func(t *testing.T) {
 		framework.Eventually(t, 4*time.Minute, "the driver's error on claim "+foreign.Name, func(ctx context.Context) error {
-			if events := w.ClaimEvents(ctx, foreign); !strings.Contains(events, "ProvisioningFailed") {
+			// csi-provisioner's event says only that the call timed out; the operator's says why.
+			events := w.ClaimEvents(ctx, foreign)
+			if !strings.Contains(events, "ProvisioningFailed") {
 				return fmt.Errorf("no ProvisioningFailed event yet: %s", events)
+			}
+			if !strings.Contains(events, cephxrefusal.EventReason+": ") || !strings.Contains(events, `"`+cephForeignClientID+`"`) {
+				return fmt.Errorf("no %s event naming %s yet: %s", cephxrefusal.EventReason, cephForeignClientID, events)
 			}
 			shares, err := w.OpenStack.SharesByMetadata(ctx, map[string]string{
 				"csi.storage.k8s.io/pvc/namespace": mountedNamespace, "csi.storage.k8s.io/pvc/name": foreign.Name})
