@@ -35,7 +35,7 @@ PKG        := github.com/manila-csi/manila-csi-driver-operator
 # -s -w: no symbol table or DWARF in the release binary (stack traces keep their function names).
 LDFLAGS    := -s -w -X $(PKG)/pkg/version.Version=$(VERSION) -X $(PKG)/pkg/version.GitCommit=$(GIT_COMMIT)
 
-# Unit packages run one at a time; the integration tests run in seven shards side by side, each with its
+# Unit packages run one at a time; the integration tests run in six shards side by side, each with its
 # own control plane and OpenStack (hack/test-integration.sh, INTEGRATION_SHARDS).
 TEST_FLAGS ?= -count=1 -p 1 -timeout 45m
 

@@ -8,7 +8,7 @@
 # proves nothing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SHARDS=${INTEGRATION_SHARDS:-7}
+SHARDS=${INTEGRATION_SHARDS:-6}
 GO=${GO:-go}
 PKG=./test/integration/
 
