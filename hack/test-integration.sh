@@ -5,17 +5,22 @@
 # hack/integration-durations.txt (longest first, each to the shard with the least time so far). A
 # shard that fails prints its whole output; one that passes prints each test's time, slowest first
 # (to refresh that file with). The run fails if any shard fails or any test skips (a skipped test
-# proves nothing).
+# proves nothing). The test binary is built once and run by every shard: six `go test` runs would each
+# link it, side by side, on a 2-core machine. INTEGRATION_FLAGS are build flags for that binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARDS=${INTEGRATION_SHARDS:-6}
 GO=${GO:-go}
 PKG=./test/integration/
 
-mapfile -t tests < <($GO test -list '.*' "$PKG" | grep '^Test')
-[ "${#tests[@]}" -gt 0 ] || { echo "no integration tests found" >&2; exit 1; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+bin=$out/integration.test
+# shellcheck disable=SC2086
+$GO test -c -o "$bin" ${INTEGRATION_FLAGS:-} "$PKG"
+# A test binary runs in its package's directory, as `go test` runs it.
+mapfile -t tests < <(cd "$PKG" && "$bin" -test.list '.*' | grep '^Test')
+[ "${#tests[@]}" -gt 0 ] || { echo "no integration tests found" >&2; exit 1; }
 # "shard test" lines: longest-processing-time-first over the recorded times.
 printf '%s\n' "${tests[@]}" | awk -v shards="$SHARDS" '
   NR == FNR { if ($0 !~ /^#/) secs[$2] = $1; next }
@@ -30,7 +35,7 @@ for ((s = 0; s < SHARDS; s++)); do
   [ "${#names[@]}" -gt 0 ] || continue
   regex="^($(IFS='|'; echo "${names[*]}"))\$"
   echo "== integration shard $((s + 1))/$SHARDS: ${#names[@]} tests"
-  $GO test -v -count=1 -timeout 40m ${INTEGRATION_FLAGS:-} -run "$regex" "$PKG" > "$out/shard-$s.log" 2>&1 &
+  (cd "$PKG" && exec "$bin" -test.v -test.count=1 -test.timeout=40m -test.run "$regex") > "$out/shard-$s.log" 2>&1 &
   pids+=("$!:$s")
 done
 rc=0
