@@ -6,7 +6,6 @@ package claimwatch
 import (
 	"context"
 	"sort"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/informercache"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/ondemand"
 )
 
 // ByStorageClass is the name of the index of claims by spec.storageClassName.
@@ -47,27 +47,32 @@ func KeysNaming(indexer cache.Indexer, class string) ([]string, error) {
 // changed runs once the first list is in, and on each claim created or deleted that relevant keeps,
 // so that the caller's sync runs again. A claim's spec.storageClassName never changes, so updates do
 // not call it.
-type Watch struct {
-	client   kubernetes.Interface
-	relevant func(*corev1.PersistentVolumeClaim) bool
-	changed  func()
-
-	mu       sync.Mutex
-	informer cache.SharedIndexInformer
-	stop     context.CancelFunc
-}
+type Watch struct{ on *ondemand.Informer }
 
 // New returns a Watch of client's claims; nothing is listed or watched until Naming.
 func New(client kubernetes.Interface, relevant func(*corev1.PersistentVolumeClaim) bool, changed func()) *Watch {
-	return &Watch{client: client, relevant: relevant, changed: changed}
+	newInformer := func() cache.SharedIndexInformer {
+		informer := corev1informers.NewPersistentVolumeClaimInformer(client, metav1.NamespaceAll, 0,
+			cache.Indexers{ByStorageClass: IndexByStorageClass})
+		_ = informer.SetTransform(informercache.Slim) // cannot fail before Run
+		return informer
+	}
+	isRelevant := func(obj any) bool {
+		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = tomb.Obj
+		}
+		pvc, ok := obj.(*corev1.PersistentVolumeClaim)
+		return ok && relevant(pvc)
+	}
+	return &Watch{on: ondemand.New(newInformer, isRelevant, changed)}
 }
 
 // Naming returns the keys of the claims naming class (KeysNaming). known is false while the cache is
 // being filled: the caller must not act as if no claim named the class, and is called back (changed)
 // once it is filled. The informer runs until Release or until ctx ends.
 func (w *Watch) Naming(ctx context.Context, class string) (keys []string, known bool, err error) {
-	informer := w.start(ctx)
-	if !informer.HasSynced() {
+	informer, synced := w.on.Get(ctx)
+	if !synced {
 		return nil, false, nil
 	}
 	keys, err = KeysNaming(informer.GetIndexer(), class)
@@ -75,45 +80,4 @@ func (w *Watch) Naming(ctx context.Context, class string) (keys []string, known 
 }
 
 // Release stops the informer, if one runs, and drops its cache.
-func (w *Watch) Release() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.stop != nil {
-		w.stop()
-	}
-	w.informer, w.stop = nil, nil
-}
-
-func (w *Watch) start(ctx context.Context) cache.SharedIndexInformer {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.informer != nil {
-		return w.informer
-	}
-	// No resync: it would deliver updates, which change nothing here.
-	informer := corev1informers.NewPersistentVolumeClaimInformer(w.client, metav1.NamespaceAll, 0,
-		cache.Indexers{ByStorageClass: IndexByStorageClass})
-	_ = informer.SetTransform(informercache.Slim) // cannot fail before Run
-	_, _ = informer.AddEventHandler(cache.FilteringResourceEventHandler{
-		FilterFunc: func(obj any) bool {
-			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = tomb.Obj
-			}
-			pvc, ok := obj.(*corev1.PersistentVolumeClaim)
-			return ok && w.relevant(pvc)
-		},
-		Handler: cache.ResourceEventHandlerFuncs{
-			AddFunc:    func(obj any) { w.changed() },
-			DeleteFunc: func(obj any) { w.changed() },
-		},
-	})
-	runCtx, stop := context.WithCancel(ctx)
-	go informer.RunWithContext(runCtx)
-	go func() {
-		if cache.WaitForCacheSync(runCtx.Done(), informer.HasSynced) {
-			w.changed()
-		}
-	}()
-	w.informer, w.stop = informer, stop
-	return informer
-}
+func (w *Watch) Release() { w.on.Release() }

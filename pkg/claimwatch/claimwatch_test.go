@@ -65,7 +65,7 @@ func TestWatch(t *testing.T) {
 	}, func() { calls.Add(1) })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if w.informer != nil || len(kube.Actions()) != 0 {
+	if w.on.Current() != nil || len(kube.Actions()) != 0 {
 		t.Fatalf("a new watch lists: %v", kube.Actions())
 	}
 	waitFor := func(what string, cond func() bool) {
@@ -89,7 +89,7 @@ func TestWatch(t *testing.T) {
 	if keys, _ := naming(ceph); !slices.Equal(keys, []string{"apps/data"}) {
 		t.Errorf("claims naming %s: %v", ceph, keys)
 	}
-	obj, _, _ := w.informer.GetIndexer().GetByKey("apps/data")
+	obj, _, _ := w.on.Current().GetIndexer().GetByKey("apps/data")
 	if obj.(*corev1.PersistentVolumeClaim).Spec.VolumeName != "" {
 		t.Errorf("the cache keeps more than the class: %+v", obj)
 	}
@@ -108,16 +108,16 @@ func TestWatch(t *testing.T) {
 		t.Errorf("%d callbacks for an NFS claim created and a CephFS claim deleted, want 1", got)
 	}
 
-	old := w.informer
+	old := w.on.Current()
 	w.Release()
-	if w.informer != nil {
+	if w.on.Current() != nil {
 		t.Fatal("running after Release")
 	}
 	if _, err := kube.CoreV1().PersistentVolumeClaims("apps").Create(ctx, claim("apps", "again", &ceph), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	naming(ceph)
-	if w.informer == old {
+	if w.on.Current() == old {
 		t.Error("the released informer is used again")
 	}
 	waitFor("the second list", func() bool { keys, known := naming(ceph); return known && slices.Equal(keys, []string{"apps/again"}) })

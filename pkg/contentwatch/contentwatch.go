@@ -6,7 +6,6 @@ package contentwatch
 import (
 	"context"
 	"sort"
-	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -14,6 +13,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/ondemand"
 )
 
 // Resource is the VolumeSnapshotContent's API resource (a CRD of the snapshot controller).
@@ -74,65 +75,32 @@ func NamesOf(store cache.Store, driver string) []string {
 // changed runs once the first list is in, and on each content of driver created or deleted, so that
 // the caller's sync runs again. A content's spec.driver never changes, so updates do not call it.
 type Watch struct {
-	client  dynamic.Interface
-	driver  string
-	changed func()
-
-	mu       sync.Mutex
-	informer cache.SharedIndexInformer
-	stop     context.CancelFunc
+	driver string
+	on     *ondemand.Informer
 }
 
 // New returns a Watch of client's VolumeSnapshotContents of driver; nothing is listed or watched
 // until Of.
 func New(client dynamic.Interface, driver string, changed func()) *Watch {
-	return &Watch{client: client, driver: driver, changed: changed}
+	newInformer := func() cache.SharedIndexInformer {
+		informer := dynamicinformer.NewFilteredDynamicInformer(client, Resource, metav1.NamespaceAll, 0, cache.Indexers{}, nil).Informer()
+		_ = informer.SetTransform(Slim) // cannot fail before Run
+		return informer
+	}
+	relevant := func(obj any) bool { return DriverOf(obj) == driver }
+	return &Watch{driver: driver, on: ondemand.New(newInformer, relevant, changed)}
 }
 
 // Of returns the names of the contents of the driver (NamesOf). known is false while the cache is
 // being filled: the caller must not act as if there were none, and is called back (changed) once it
 // is filled. The informer runs until Release or until ctx ends.
 func (w *Watch) Of(ctx context.Context) (names []string, known bool) {
-	informer := w.start(ctx)
-	if !informer.HasSynced() {
+	informer, synced := w.on.Get(ctx)
+	if !synced {
 		return nil, false
 	}
 	return NamesOf(informer.GetStore(), w.driver), true
 }
 
 // Release stops the informer, if one runs, and drops its cache.
-func (w *Watch) Release() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.stop != nil {
-		w.stop()
-	}
-	w.informer, w.stop = nil, nil
-}
-
-func (w *Watch) start(ctx context.Context) cache.SharedIndexInformer {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.informer != nil {
-		return w.informer
-	}
-	// No resync: it would deliver updates, which change nothing here.
-	informer := dynamicinformer.NewFilteredDynamicInformer(w.client, Resource, metav1.NamespaceAll, 0, cache.Indexers{}, nil).Informer()
-	_ = informer.SetTransform(Slim) // cannot fail before Run
-	_, _ = informer.AddEventHandler(cache.FilteringResourceEventHandler{
-		FilterFunc: func(obj any) bool { return DriverOf(obj) == w.driver },
-		Handler: cache.ResourceEventHandlerFuncs{
-			AddFunc:    func(obj any) { w.changed() },
-			DeleteFunc: func(obj any) { w.changed() },
-		},
-	})
-	runCtx, stop := context.WithCancel(ctx)
-	go informer.RunWithContext(runCtx)
-	go func() {
-		if cache.WaitForCacheSync(runCtx.Done(), informer.HasSynced) {
-			w.changed()
-		}
-	}()
-	w.informer, w.stop = informer, stop
-	return informer
-}
+func (w *Watch) Release() { w.on.Release() }

@@ -87,7 +87,7 @@ func TestWatch(t *testing.T) {
 	w := New(client, ceph, func() { calls.Add(1) })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if w.informer != nil || len(client.Actions()) != 0 {
+	if w.on.Current() != nil || len(client.Actions()) != 0 {
 		t.Fatalf("a new watch lists: %v", client.Actions())
 	}
 	waitFor := func(what string, cond func() bool) {
@@ -103,7 +103,7 @@ func TestWatch(t *testing.T) {
 	if got, _ := w.Of(ctx); !slices.Equal(got, []string{"snap-ceph"}) {
 		t.Errorf("contents of %s: %v", ceph, got)
 	}
-	obj, _, _ := w.informer.GetStore().GetByKey("snap-ceph")
+	obj, _, _ := w.on.Current().GetStore().GetByKey("snap-ceph")
 	if _, found, _ := unstructured.NestedFieldNoCopy(obj.(*unstructured.Unstructured).Object, "status"); found {
 		t.Errorf("the cache keeps more than the driver: %v", obj)
 	}
@@ -122,16 +122,16 @@ func TestWatch(t *testing.T) {
 		t.Errorf("%d callbacks for an NFS content created and a CephFS content deleted, want 1", got)
 	}
 
-	old := w.informer
+	old := w.on.Current()
 	w.Release()
-	if w.informer != nil {
+	if w.on.Current() != nil {
 		t.Fatal("running after Release")
 	}
 	if _, err := client.Resource(Resource).Create(ctx, content("again", ceph), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	w.Of(ctx)
-	if w.informer == old {
+	if w.on.Current() == old {
 		t.Error("the released informer is used again")
 	}
 	waitFor("the second list", func() bool { got, known := w.Of(ctx); return known && slices.Equal(got, []string{"again"}) })
