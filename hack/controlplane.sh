@@ -19,6 +19,7 @@
 # Respects GOMODCACHE / GOCACHE / GOFLAGS from the environment. Needs: go >= 1.26, openssl, curl.
 # Tunables (env): K8S_VERSION (1.36.2), ETCD_VERSION (default: what k8s.io/kubernetes requires, v3.6.8),
 #   OPENSHIFT_API_VERSION, PROM_OPERATOR_VERSION, BUILD_DIR (scratch module dir), START_TIMEOUT (60).
+#   CONTROLPLANE_PORTS ("ETCD PEER APISERVER" for `start`; unset: random free ports below the ephemeral range).
 set -euo pipefail
 
 K8S_VERSION="${K8S_VERSION:-1.36.2}"
@@ -247,7 +248,12 @@ cmd_start() {
   [ -f "$st/etcd.pid" ] && kill -0 "$(cat "$st/etcd.pid")" 2>/dev/null && die "already running in $st"
   t0=$(now)
   gen_certs "$st/certs"
-  ep=$(free_port); pp=$(free_port); ap=$(free_port)
+  if [ -n "${CONTROLPLANE_PORTS:-}" ]; then
+    read -r ep pp ap <<<"$CONTROLPLANE_PORTS"
+    [ -n "$ap" ] || die "CONTROLPLANE_PORTS must be three ports: etcd client, etcd peer, kube-apiserver"
+  else
+    ep=$(free_port); pp=$(free_port); ap=$(free_port)
+  fi
   rm -rf "$st/etcd-data"; mkdir -p "$st/etcd-data"
   "$bin/etcd" --help 2>&1 | grep -q -- '--unsafe-no-fsync' && extra+=(--unsafe-no-fsync)
   "$bin/etcd" --name=cp --data-dir="$st/etcd-data" \

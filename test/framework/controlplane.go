@@ -102,8 +102,9 @@ func startClusterControlPlane(ctx context.Context, prefix string, id clusterIden
 	if err := requireFiles("control plane", filepath.Join(bin, "kube-apiserver"), filepath.Join(bin, "etcd"), crds); err != nil {
 		return nil, err
 	}
-	// The script picks free ports, and a process of a parallel shard may take one before etcd or
-	// kube-apiserver binds it: then it starts again, in a new state directory, on new ports.
+	// The ports come from this process's range (FreePort), so no other shard takes one while its
+	// server is stopped; a process outside the tests may still take one before etcd or kube-apiserver
+	// binds it: then it starts again, in a new state directory, on new ports.
 	var cp *ControlPlane
 	for attempt := 1; ; attempt++ {
 		state, err := os.MkdirTemp("", prefix)
@@ -111,7 +112,14 @@ func startClusterControlPlane(ctx context.Context, prefix string, id clusterIden
 			return nil, err
 		}
 		cp = &ControlPlane{StateDir: state, Kubeconfig: filepath.Join(state, "kubeconfig")}
-		_, err = runScript(nil, "controlplane.sh", "start", bin, state)
+		var p [3]int
+		for i := range p {
+			if p[i], err = FreePort(); err != nil {
+				return nil, err
+			}
+		}
+		env := []string{fmt.Sprintf("CONTROLPLANE_PORTS=%d %d %d", p[0], p[1], p[2])}
+		_, err = runScript(env, "controlplane.sh", "start", bin, state)
 		if err == nil {
 			break
 		}

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -120,16 +119,6 @@ func StartOpenStackWith(ctx context.Context, opts OpenStackOptions) (*OpenStack,
 		return nil, err
 	}
 	return o, nil
-}
-
-// FreePort returns a TCP port on 127.0.0.1 that nothing listens on right now.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // Stop stops Keystone and Manila and removes their state.
