@@ -28,6 +28,8 @@
 #   KEYSTONE_PROCESSES [1]     uwsgi worker processes for keystone (threads are always 1: sqlite)
 #   DB            [sqlite]     sqlite | postgresql  (postgresql: private PG 15 cluster in DIR/pg on
 #                              127.0.0.1:PG_PORT [15432], runs the REAL manila alembic migrations)
+#   SCHEMA_CACHE  [unset]      a directory where `setup` keeps the migrated empty databases (per DB
+#                              kind and package versions) and copies them, instead of migrating anew
 #   SHARE_SERVICE [0]          1: Manila also runs its scheduler and a share service whose backend
 #                              SHARE_BACKEND [testnfs] is hack/manila/manila_testbackend.py (no data
 #                              path: fake NFS exports), beside two CephFS backends of the same file,
@@ -63,6 +65,7 @@ DB=${DB:-sqlite}
 SHARE_SERVICE=${SHARE_SERVICE:-0}
 SHARE_BACKEND=${SHARE_BACKEND:-testnfs}
 CEPH_ENV=${CEPH_ENV:-}
+SCHEMA_CACHE=${SCHEMA_CACHE:-}
 HACK_DIR=$(cd "$(dirname "$0")" && pwd)
 PG_PORT=${PG_PORT:-15432}
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
@@ -360,23 +363,74 @@ cmd_setup() {
   rm -rf "$D/pg"
   mkdir -p "$D/log" "$D/run"
   if [ "$SHARE_SERVICE" = 1 ] && [ "$DB" != postgresql ]; then log "WARNING: SHARE_SERVICE=1 on sqlite: deleting shares fails"; fi
-  if [ "$DB" = postgresql ]; then pg_init "$D"; fi
   save_env "$D"
   write_keystone_conf "$D"; write_manila_conf "$D"; write_clouds_yaml "$D"
+  if [ -n "$SCHEMA_CACHE" ]; then schema_from_cache "$D"; else make_schema "$D"; fi
   if [ "$MANILA_AUTH" = keystone ]; then setup_keystone "$D"; fi
-  setup_manila "$D"
   log "setup done in $(elapsed "$t0") s"
 }
 
-setup_keystone() {
+# make_schema D: the empty databases, migrated by Keystone's and Manila's own tools (on PostgreSQL, in
+# a new cluster, left running).
+make_schema() {
   local D=$1
-  log "keystone db_sync / fernet_setup / credential_setup / bootstrap"
+  if [ "$DB" = postgresql ]; then pg_init "$D"; fi
+  log "keystone db_sync"
   ks "$D" db_sync
   # WAL: keystone leaks sqlite connections until GC; in the default rollback-journal mode a leaked
   # reader's SHARED lock makes other workers' commits fail after 5 s with "database is locked".
   if [ "$DB" = sqlite ]; then sqlite3 "$D/keystone/keystone.db" 'PRAGMA journal_mode=WAL;' >/dev/null; fi
-  ks "$D" fernet_setup --keystone-user "$(id -un)" --keystone-group "$(id -gn)"
-  ks "$D" credential_setup --keystone-user "$(id -un)" --keystone-group "$(id -gn)"
+  setup_manila "$D"
+}
+
+# schema_from_cache D: make_schema's result copied from SCHEMA_CACHE, made there first when missing.
+# The migrations are the same every time for one DB kind and the same packages; each is two to five
+# seconds of a core, and a test run sets up about twenty OpenStacks side by side on two cores. The
+# lock lets parallel setups make it once.
+schema_from_cache() {
+  local D=$1 c
+  c="$SCHEMA_CACHE/$DB-$(dpkg-query -W -f='${Version}-' keystone python3-manila | tr -c 'A-Za-z0-9.+-' _)v1"
+  mkdir -p "$SCHEMA_CACHE"
+  exec 9>"$c.lock"
+  flock 9
+  if [ ! -f "$c/.done" ]; then
+    make_schema "$D"
+    rm -rf "$c" "$c.tmp"; mkdir -p "$c.tmp"
+    if [ "$DB" = postgresql ]; then
+      pg "$PG_BIN/pg_ctl -D $D/pg -m fast -w stop" >/dev/null
+      cp -a "$D/pg" "$c.tmp/pg"
+    else
+      cp "$D/keystone/keystone.db" "$D/manila/manila.db" "$c.tmp/"
+    fi
+    touch "$c.tmp/.done"; mv "$c.tmp" "$c"
+    log "migrated schema kept in $c"
+  else
+    log "migrated schema from $c"
+  fi
+  if [ "$DB" = postgresql ]; then
+    [ -d "$D/pg" ] || { cp -a "$c/pg" "$D/pg"; mkdir -p "$D/run/pg"; chown postgres:postgres "$D/run/pg"; chmod a+rx "$D" "$D/run"; chmod a+rwx "$D/log"; }
+    pg_start "$D"
+  elif [ ! -f "$D/keystone/keystone.db" ]; then
+    cp "$c/keystone.db" "$D/keystone/"; cp "$c/manila.db" "$D/manila/"
+  fi
+  flock -u 9; exec 9>&-
+}
+
+# key_repository DIR: what `keystone-manage fernet_setup` (and credential_setup) leave: a staged key 0
+# and a primary key 1, each 32 random bytes in URL-safe base64, readable by the owner alone. Written
+# here: each keystone-manage run is two seconds of a core importing Keystone.
+key_repository() {
+  local k
+  for k in 0 1; do
+    (umask 077; head -c 32 /dev/urandom | base64 -w0 | tr '+/' '-_' > "$1/$k")
+  done
+}
+
+setup_keystone() {
+  local D=$1
+  log "keystone keys / bootstrap"
+  key_repository "$D/keystone/fernet-keys"
+  key_repository "$D/keystone/credential-keys"
   ks "$D" bootstrap --bootstrap-username admin --bootstrap-password "$ADMIN_PASSWORD" \
      --bootstrap-project-name admin --bootstrap-role-name admin \
      --bootstrap-service-name keystone --bootstrap-region-id "$REGION" \

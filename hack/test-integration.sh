@@ -6,7 +6,8 @@
 # shard that fails prints its whole output; one that passes prints each test's time, slowest first
 # (to refresh that file with). The run fails if any shard fails or any test skips (a skipped test
 # proves nothing). The test binary is built once and run by every shard: six `go test` runs would each
-# link it, side by side, on a 2-core machine. INTEGRATION_FLAGS are build flags for that binary.
+# link it, side by side, on a 2-core machine; so is the operator binary the tests run (the first shard
+# to need it builds it, TEST_OPERATOR_BINARY). INTEGRATION_FLAGS are build flags for the test binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARDS=${INTEGRATION_SHARDS:-6}
@@ -17,7 +18,8 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 bin=$out/integration.test
 # shellcheck disable=SC2086
-$GO test -c -o "$bin" ${INTEGRATION_FLAGS:-} "$PKG"
+# -s -w: no DWARF to write (a third of the link); stack traces keep their functions, files and lines.
+$GO test -c -o "$bin" -ldflags='-s -w' ${INTEGRATION_FLAGS:-} "$PKG"
 # A test binary runs in its package's directory, as `go test` runs it.
 mapfile -t tests < <(cd "$PKG" && "$bin" -test.list '.*' | grep '^Test')
 [ "${#tests[@]}" -gt 0 ] || { echo "no integration tests found" >&2; exit 1; }
@@ -41,7 +43,7 @@ for ((s = 0; s < SHARDS; s++)); do
   regex="^($(IFS='|'; echo "${names[*]}"))\$"
   echo "== integration shard $((s + 1))/$SHARDS: ${#names[@]} tests"
   lo=$((10000 + s * span))
-  (cd "$PKG" && TEST_PORT_RANGE="$lo-$((lo + span - 1))" exec "$bin" -test.v -test.count=1 -test.timeout=40m -test.run "$regex") > "$out/shard-$s.log" 2>&1 &
+  (cd "$PKG" && TEST_PORT_RANGE="$lo-$((lo + span - 1))" TEST_OPERATOR_BINARY="$out/manila-csi-driver-operator" exec "$bin" -test.v -test.count=1 -test.timeout=40m -test.run "$regex") > "$out/shard-$s.log" 2>&1 &
   pids+=("$!:$s")
 done
 rc=0

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -24,6 +25,29 @@ func BuildOperator(path, ldflags string, tags ...string) error {
 		return fmt.Errorf("go build: %v\n%s", err, out)
 	}
 	return nil
+}
+
+// BuildShared makes sure path holds what build writes, building it at most once among the processes
+// that call it with the same path (the shards of one run): the first builds under a lock on
+// path+".lock", into a temporary file it then renames; the others wait for the lock and find it done.
+func BuildShared(path string, build func(path string) error) error {
+	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("locking %s.lock: %w", path, err)
+	}
+	defer func() { _ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) }()
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	tmp := path + ".building"
+	if err := build(tmp); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // OperatorCommand is how manifests/ runs the operator, as a process on this machine.

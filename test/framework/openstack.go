@@ -96,6 +96,7 @@ func StartOpenStackWith(ctx context.Context, opts OpenStackOptions) (*OpenStack,
 		"KEYSTONE_PORT=" + strconv.Itoa(o.KeystonePort),
 		"MANILA_PORT=" + strconv.Itoa(o.ManilaPort),
 		"ADMIN_PASSWORD=" + o.AdminPassword,
+		"SCHEMA_CACHE=" + SchemaCacheDir(),
 	}
 	if opts.ShareService {
 		pgPort, err := FreePort()

@@ -43,6 +43,10 @@ func ControlPlaneBinDir() string { return envOr("TEST_K8S_BIN_DIR", "_output/bin
 // CRDDir holds the CRDs copied out of the module cache (`make test-deps`).
 func CRDDir() string { return envOr("TEST_CRD_DIR", "_output/crds") }
 
+// SchemaCacheDir keeps Keystone's and Manila's migrated empty databases between OpenStack setups
+// (hack/openstack-peer.sh SCHEMA_CACHE).
+func SchemaCacheDir() string { return envOr("TEST_SCHEMA_CACHE", "_output/openstack-schema") }
+
 func script(name string) string { return filepath.Join(RepoRoot(), "hack", name) }
 
 // runScript runs a hack/ script and returns an error carrying its output when it fails.

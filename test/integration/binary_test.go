@@ -24,25 +24,35 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
+// operatorBinaryEnv names where the shards of one run share the operator binary
+// (hack/test-integration.sh): one shard builds it, the others use it, instead of six links side by side.
+const operatorBinaryEnv = "TEST_OPERATOR_BINARY"
+
 var (
 	binaryOnce sync.Once
 	binaryPath string
+	binaryDir  string // made by this process, removed by TestMain
 	binaryErr  error
 )
 
-// operatorBinary builds the operator binary once per test run, with a version injected the way the
-// Makefile does.
+// operatorBinary builds the operator binary once per test run, stripped and with a version injected
+// the way the Makefile does.
 func operatorBinary(t *testing.T) string {
 	t.Helper()
 	binaryOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "manila-operator-bin-")
-		if err != nil {
-			binaryErr = err
+		pkg := "github.com/manila-csi/manila-csi-driver-operator/pkg/version"
+		build := func(path string) error {
+			return framework.BuildOperator(path, fmt.Sprintf("-s -w -X %s.Version=v9.9.9-test -X %s.GitCommit=abc123", pkg, pkg))
+		}
+		if shared := os.Getenv(operatorBinaryEnv); shared != "" {
+			binaryPath, binaryErr = shared, framework.BuildShared(shared, build)
 			return
 		}
-		binaryPath = filepath.Join(dir, "manila-csi-driver-operator")
-		pkg := "github.com/manila-csi/manila-csi-driver-operator/pkg/version"
-		binaryErr = framework.BuildOperator(binaryPath, fmt.Sprintf("-X %s.Version=v9.9.9-test -X %s.GitCommit=abc123", pkg, pkg))
+		if binaryDir, binaryErr = os.MkdirTemp("", "manila-operator-bin-"); binaryErr != nil {
+			return
+		}
+		binaryPath = filepath.Join(binaryDir, "manila-csi-driver-operator")
+		binaryErr = build(binaryPath)
 	})
 	if binaryErr != nil {
 		t.Fatal(binaryErr)

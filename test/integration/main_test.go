@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -49,8 +48,8 @@ func TestMain(m *testing.M) {
 		}
 	}
 	w.Stop()
-	if binaryPath != "" {
-		_ = os.RemoveAll(filepath.Dir(binaryPath))
+	if binaryDir != "" {
+		_ = os.RemoveAll(binaryDir)
 	}
 	os.Exit(code)
 }

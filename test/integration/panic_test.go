@@ -33,7 +33,7 @@ const (
 func panicBinary(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "manila-csi-driver-operator")
-	if err := framework.BuildOperator(path, "", "panictrigger"); err != nil {
+	if err := framework.BuildOperator(path, "-s -w", "panictrigger"); err != nil {
 		t.Fatal(err)
 	}
 	return path
