@@ -6,7 +6,6 @@ import (
 
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/csi/csicontrollerset"
-	"github.com/openshift/library-go/pkg/operator/csi/csidrivercontrollerservicecontroller"
 	"github.com/openshift/library-go/pkg/operator/csi/csidrivernodeservicecontroller"
 	dc "github.com/openshift/library-go/pkg/operator/deploymentcontroller"
 	"github.com/openshift/library-go/pkg/operator/events"
@@ -46,43 +45,25 @@ var cephFSInstanceConditions = []string{cephFSStaticResourcesController, cephFSV
 const CephFSMetricsCertSecret = "manila-csi-driver-cephfs-controller-metrics-serving-cert"
 
 // CephFSWorkloadHooks are the hooks of the CephFS instance's workloads (standalone), for start and
-// render alike: those of their NFS counterparts (cluster values, proxy, trusted CA, driver secret and
-// metrics certificate hashes, replicas, topology, extraMounts for their own targets), the ceph-csi image
-// from the operator config, and the placeholder check last; with the informers that re-run them.
-func CephFSWorkloadHooks(in WorkloadInputs, image hooks.CephCSIImage) (controller []dc.DeploymentHookFunc, node, cephCSI []csidrivernodeservicecontroller.DaemonSetHookFunc, informers []factory.Informer) {
-	values := &hooks.ClusterValues{Infrastructures: in.Infrastructures, Recorder: in.Recorder}
-	controllerMounts, mountInformers := in.Mounts.Deployment(extramounts.CephFSControllerTarget)
-	controller = []dc.DeploymentHookFunc{
-		values.Deployment(),
-		csidrivercontrollerservicecontroller.WithObservedProxyDeploymentHook(),
-		csidrivercontrollerservicecontroller.WithCABundleDeploymentHook(names.OperandNamespace, hooks.TrustedCAConfigMap, in.OperandConfigMaps),
-		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, in.OperandSecrets),
-		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, CephFSMetricsCertSecret, in.OperandSecrets),
-		dc.WithReplicasHook(in.Nodes.Lister()),
-		hooks.Topology{Config: in.Mounts.Config}.Deployment(),
-		image.Deployment(),
-		hooks.DeploymentNoPlaceholders,
-		controllerMounts,
-	}
-	daemonSet := func(target extramounts.Target, more ...csidrivernodeservicecontroller.DaemonSetHookFunc) []csidrivernodeservicecontroller.DaemonSetHookFunc {
-		mountHook, _ := in.Mounts.DaemonSet(target)
-		return append(append([]csidrivernodeservicecontroller.DaemonSetHookFunc{
-			values.DaemonSet(),
-			csidrivernodeservicecontroller.WithObservedProxyDaemonSetHook(),
-			csidrivernodeservicecontroller.WithCABundleDaemonSetHook(names.OperandNamespace, hooks.TrustedCAConfigMap, in.OperandConfigMaps),
-			mountHook,
-		}, more...), hooks.DaemonSetNoPlaceholders)
-	}
-	node = daemonSet(extramounts.CephFSNodeTarget,
-		csidrivernodeservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, in.OperandSecrets),
-		hooks.Topology{Config: in.Mounts.Config}.DaemonSet())
-	cephCSI = daemonSet(extramounts.CephCSINodeTarget, image.DaemonSet())
-	informers = append([]factory.Informer{
-		hooks.Events(in.OperandConfigMaps.Informer(), hooks.Named(hooks.TrustedCAConfigMap, names.CloudCAConfigMap)),
-		hooks.Events(in.OperandSecrets.Informer(), hooks.Named(names.DriverSecret, CephFSMetricsCertSecret)),
-		hooks.ControlPlaneNodeEvents(in.Nodes),
-	}, mountInformers...)
-	return controller, node, cephCSI, informers
+// render alike: instanceHooks' shared ones for their own extraMounts targets and metrics certificate,
+// the ceph-csi image from the operator config on the controller and on ceph-csi's DaemonSet, and the
+// driver secret's hash and the topology on the Manila CephFS node plugin.
+func CephFSWorkloadHooks(in WorkloadInputs, image hooks.CephCSIImage) InstanceHooks {
+	return instanceHooks(in, InstanceSpec{
+		ControllerAsset: assets.CephFSControllerDeployment, ControllerTarget: extramounts.CephFSControllerTarget,
+		MetricsCertSecret: CephFSMetricsCertSecret,
+		ControllerHooks:   []dc.DeploymentHookFunc{image.Deployment()},
+		Nodes: []NodeSpec{{
+			Asset: assets.CephFSNodeDaemonSet, Target: extramounts.CephFSNodeTarget,
+			Hooks: []csidrivernodeservicecontroller.DaemonSetHookFunc{
+				csidrivernodeservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, in.OperandSecrets),
+				hooks.Topology{Config: in.Mounts.Config}.DaemonSet(),
+			},
+		}, {
+			Asset: assets.CephCSINodeDaemonSet, Target: extramounts.CephCSINodeTarget,
+			Hooks: []csidrivernodeservicecontroller.DaemonSetHookFunc{image.DaemonSet()},
+		}},
+	})
 }
 
 // cephFSInstance is one run of the CephFS instance: a second library-go CSI controller set (static
@@ -114,8 +95,9 @@ func newCephFSController(c *clients, recorder events.Recorder, render resourceap
 		}
 		return hooks.ImageOf(&ds.Spec.Template.Spec, cephFSDriverContainer)
 	}}
-	controllerHooks, nodeHooks, cephCSIHooks, informers := CephFSWorkloadHooks(in, image)
-	cephCSIManifest := mustRender(render, assets.CephCSINodeDaemonSet)
+	h := CephFSWorkloadHooks(in, image)
+	node, cephCSINode := h.Node(assets.CephFSNodeDaemonSet), h.Node(assets.CephCSINodeDaemonSet)
+	cephCSIManifest := mustRender(render, cephCSINode.Asset)
 	never := func() bool { return false }
 	status := optionalInstanceClient{c.operatorClient}
 	newInstance := func() cephfs.Instance {
@@ -125,12 +107,12 @@ func newCephFSController(c *clients, recorder events.Recorder, render resourceap
 				[]string{assets.CephFSVolumeSnapshotClass}, crdExists, never).
 			// library-go ignores the ServiceMonitor's NotFound while monitoring's CRD is absent.
 			WithServiceMonitorController(cephFSServiceMonitorController, c.dynamic, render, assets.CephFSServiceMonitor).
-			WithCSIDriverControllerService(cephFSControllerServiceController, render, assets.CephFSControllerDeployment, c.kube,
-				operandInformers, c.configInformer, slices.Clone(informers), controllerHooks...).
-			WithCSIDriverNodeService(cephFSNodeServiceController, render, assets.CephFSNodeDaemonSet, c.kube,
-				operandInformers, slices.Clone(informers), nodeHooks...)
+			WithCSIDriverControllerService(cephFSControllerServiceController, render, h.ControllerAsset, c.kube,
+				operandInformers, c.configInformer, slices.Clone(h.ControllerInformers), h.Controller...).
+			WithCSIDriverNodeService(cephFSNodeServiceController, render, node.Asset, c.kube,
+				operandInformers, slices.Clone(node.Informers), node.Hooks...)
 		cephCSI := csidrivernodeservicecontroller.NewCSIDriverNodeServiceController(cephCSINodeServiceController,
-			cephCSIManifest, recorder, status, c.kube, daemonSets, slices.Clone(informers), cephCSIHooks...)
+			cephCSIManifest, recorder, status, c.kube, daemonSets, slices.Clone(cephCSINode.Informers), cephCSINode.Hooks...)
 		return cephFSInstance{set: set, cephCSI: cephCSI}
 	}
 	return cephfs.NewController(cephfs.Deps{

@@ -90,7 +90,8 @@ func newOperandControllers(c *clients, recorder events.Recorder, f Flavour, rend
 		}
 	}
 	w := NewWorkloadHooks(inputs)
-	nodeManifest, nfsManifest, controllerManifest := mustRender(render, assets.NodeDaemonSet), mustRender(render, assets.NFSNodeDaemonSet), mustRender(render, assets.ControllerDeployment)
+	node, nfsNode := w.Node(assets.NodeDaemonSet), w.Node(assets.NFSNodeDaemonSet)
+	nodeManifest, nfsManifest, controllerManifest := mustRender(render, node.Asset), mustRender(render, nfsNode.Asset), mustRender(render, w.ControllerAsset)
 
 	// The static resources' informers: the operand namespace's, and for the cluster-scoped objects
 	// (ClusterRoles, ClusterRoleBindings, CSIDriver, and the operand Namespace, which library-go takes
@@ -119,10 +120,10 @@ func newOperandControllers(c *clients, recorder events.Recorder, f Flavour, rend
 		controlPlane = csicontrollerset.NewCSIControllerSet(c.operatorClient, recorder).
 			WithStaticResourcesController(controlPlaneStaticResourcesController, c.mgmtKube, c.mgmtDynamic, c.mgmtInformers,
 				mgmtRender, mgmtStatic).
-			WithCSIDriverControllerService(controllerServiceController, render, assets.ControllerDeployment, c.mgmtKube,
+			WithCSIDriverControllerService(controllerServiceController, render, w.ControllerAsset, c.mgmtKube,
 				mgmt, c.configInformer, w.ControllerInformers, w.Controller...)
 	} else {
-		set = set.WithCSIDriverControllerService(controllerServiceController, render, assets.ControllerDeployment, c.kube,
+		set = set.WithCSIDriverControllerService(controllerServiceController, render, w.ControllerAsset, c.kube,
 			operandInformers, c.configInformer, w.ControllerInformers, w.Controller...)
 	}
 	if f.OffersCephFS() {
@@ -138,10 +139,10 @@ func newOperandControllers(c *clients, recorder events.Recorder, f Flavour, rend
 			// library-go ignores the ServiceMonitor's NotFound while monitoring's CRD is absent.
 			WithServiceMonitorController(serviceMonitorController, c.dynamic, render, assets.ServiceMonitor)
 	}
-	set = set.WithCSIDriverNodeService(nodeServiceController, render, assets.NodeDaemonSet, c.kube,
-		operandInformers, w.NodeInformers, w.Node...)
-	nfsNode := csidrivernodeservicecontroller.NewCSIDriverNodeServiceController(nfsNodeServiceController,
-		nfsManifest, recorder, c.operatorClient, c.kube, operandInformers.Apps().V1().DaemonSets(), w.NFSNodeInformers, w.NFSNode...)
+	set = set.WithCSIDriverNodeService(nodeServiceController, render, node.Asset, c.kube,
+		operandInformers, node.Informers, node.Hooks...)
+	nfsNodeController := csidrivernodeservicecontroller.NewCSIDriverNodeServiceController(nfsNodeServiceController,
+		nfsManifest, recorder, c.operatorClient, c.kube, operandInformers.Apps().V1().DaemonSets(), nfsNode.Informers, nfsNode.Hooks...)
 
 	selectors := workloadselector.NewController(workloadselector.Deps{
 		OperatorClient:      c.operatorClient,
@@ -156,7 +157,7 @@ func newOperandControllers(c *clients, recorder events.Recorder, f Flavour, rend
 			deploymentWorkload(controllerManifest), daemonSetWorkload(nodeManifest), daemonSetWorkload(nfsManifest),
 		},
 	})
-	o.set, o.controlPlane, o.nfsNode, o.selectors, o.operatorClient = set, controlPlane, nfsNode, selectors, c.operatorClient
+	o.set, o.controlPlane, o.nfsNode, o.selectors, o.operatorClient = set, controlPlane, nfsNodeController, selectors, c.operatorClient
 	o.snapshotCRDSynced = snapshotCRDs.Informer().HasSynced
 	return o
 }

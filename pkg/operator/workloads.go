@@ -13,6 +13,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1informers "k8s.io/client-go/informers/core/v1"
 
+	"github.com/manila-csi/manila-csi-driver-operator/assets"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/exportlocation"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/extramounts"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
@@ -52,24 +53,87 @@ type WorkloadInputs struct {
 	HostedControlPlaneInformer factory.Informer
 }
 
-// WorkloadHooks are the hooks of each operand workload, in the order they run after library-go's
-// built-in ones, with the informers whose events re-run them (beyond library-go's one-minute resync).
-type WorkloadHooks struct {
-	Controller          []dc.DeploymentHookFunc
-	ControllerInformers []factory.Informer
-	Node, NFSNode       []csidrivernodeservicecontroller.DaemonSetHookFunc
-	NodeInformers       []factory.Informer
-	NFSNodeInformers    []factory.Informer
+// InstanceSpec is what one driver instance's workloads add to the hooks both instances share
+// (instanceHooks).
+type InstanceSpec struct {
+	// ControllerAsset and ControllerTarget are its controller Deployment's asset and extraMounts target.
+	ControllerAsset  string
+	ControllerTarget extramounts.Target
+	// MetricsCertSecret is the serving-cert Secret of its controller's metrics Service.
+	MetricsCertSecret string
+	// ControllerHooks run after the shared ones, before the placeholder check.
+	ControllerHooks []dc.DeploymentHookFunc
+	Nodes           []NodeSpec
 }
 
-// NewWorkloadHooks returns the hooks the operator applies to the controller Deployment and the two
-// node DaemonSets: the checked values of the cluster (first: they refuse the workload before anything
-// from the cluster is applied), observed proxy, trusted CA, secret hashes, the runtime config's hash
-// (node plugin), replicas, topology (--with-topology in topology.mode Zonal), extraMounts, and the
-// refusal of unfilled placeholders.
-func NewWorkloadHooks(in WorkloadInputs) WorkloadHooks {
+// NodeSpec is one DaemonSet of an instance.
+type NodeSpec struct {
+	Asset  string
+	Target extramounts.Target
+	// Hooks run after the shared ones and the extraMounts, before the placeholder check; Informers
+	// re-run them besides the shared ones.
+	Hooks     []csidrivernodeservicecontroller.DaemonSetHookFunc
+	Informers []factory.Informer
+}
+
+// InstanceHooks are the hooks of one driver instance's workloads, in the order they run after
+// library-go's built-in ones, each with the informers whose events re-run them (beyond library-go's
+// one-minute resync).
+type InstanceHooks struct {
+	ControllerAsset     string
+	Controller          []dc.DeploymentHookFunc
+	ControllerInformers []factory.Informer
+	Nodes               []NodeHooks
+}
+
+// NodeHooks are one DaemonSet's hooks and informers.
+type NodeHooks struct {
+	Asset     string
+	Hooks     []csidrivernodeservicecontroller.DaemonSetHookFunc
+	Informers []factory.Informer
+}
+
+// Node returns the hooks of the DaemonSet of that asset (none if the instance has no such DaemonSet).
+func (h InstanceHooks) Node(asset string) NodeHooks {
+	for _, n := range h.Nodes {
+		if n.Asset == asset {
+			return n
+		}
+	}
+	return NodeHooks{Asset: asset}
+}
+
+// NewWorkloadHooks returns the hooks of the Manila NFS instance: the controller Deployment (hosted in
+// the hosted control plane) and the Manila and NFS node DaemonSets; on top of instanceHooks' shared ones,
+// the node plugin's driver secret and runtime config hashes and its topology.
+func NewWorkloadHooks(in WorkloadInputs) InstanceHooks {
+	return instanceHooks(in, InstanceSpec{
+		ControllerAsset: assets.ControllerDeployment, ControllerTarget: extramounts.ControllerTarget, MetricsCertSecret: MetricsCertSecret,
+		Nodes: []NodeSpec{{
+			Asset: assets.NodeDaemonSet, Target: extramounts.NodeTarget,
+			Hooks: []csidrivernodeservicecontroller.DaemonSetHookFunc{
+				csidrivernodeservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, in.OperandSecrets),
+				// The driver re-reads the file on every NodeStage, and the kubelet refreshes a ConfigMap volume
+				// within a minute or so; the hash rolls the pods so that a change is in force at once and shows.
+				csidrivernodeservicecontroller.WithConfigMapHashAnnotationHook(names.OperandNamespace, exportlocation.ConfigMapName, in.OperandConfigMaps),
+				hooks.Topology{Config: in.Mounts.Config}.DaemonSet(),
+			},
+			Informers: []factory.Informer{hooks.Events(in.OperandConfigMaps.Informer(), hooks.Named(exportlocation.ConfigMapName))},
+		}, {
+			Asset: assets.NFSNodeDaemonSet, Target: extramounts.NFSNodeTarget,
+		}},
+	})
+}
+
+// instanceHooks returns the hooks of a driver instance's workloads, for start and render alike. Every
+// workload gets the checked values of the cluster first (they refuse the workload before anything from
+// the cluster is applied), then the observed proxy, the trusted CA, the instance's own hooks, its
+// extraMounts, and the refusal of unfilled placeholders last. The controller also gets the hashes of
+// its metrics certificate and of the driver secret, its replicas (standalone) and the topology
+// (--with-topology in topology.mode Zonal); hosted, it is placed in the hosted control plane.
+func instanceHooks(in WorkloadInputs, spec InstanceSpec) InstanceHooks {
 	values := &hooks.ClusterValues{Infrastructures: in.Infrastructures, Recorder: in.Recorder}
-	controllerMounts, mountInformers := in.Mounts.Deployment(extramounts.ControllerTarget)
+	controllerMounts, mountInformers := in.Mounts.Deployment(spec.ControllerTarget)
 	controllerNS, controllerConfigMaps, controllerSecrets := names.OperandNamespace, in.OperandConfigMaps, in.OperandSecrets
 	hostedCP := in.Flavour.Hosted
 	if hostedCP != nil {
@@ -79,18 +143,16 @@ func NewWorkloadHooks(in WorkloadInputs) WorkloadHooks {
 		values.Deployment(),
 		csidrivercontrollerservicecontroller.WithObservedProxyDeploymentHook(),
 		csidrivercontrollerservicecontroller.WithCABundleDeploymentHook(controllerNS, hooks.TrustedCAConfigMap, controllerConfigMaps),
-		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(controllerNS, MetricsCertSecret, controllerSecrets),
+		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(controllerNS, spec.MetricsCertSecret, controllerSecrets),
 		// Hosted too, the guest's driver secret: the provisioner reads it there.
 		csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, in.OperandSecrets),
 	}
 	if hostedCP == nil {
 		deploymentHooks = append(deploymentHooks, dc.WithReplicasHook(in.Nodes.Lister()))
 	}
-	deploymentHooks = append(deploymentHooks,
-		hooks.Topology{Config: in.Mounts.Config}.Deployment(),
-		hooks.DeploymentNoPlaceholders,
-		controllerMounts,
-	)
+	deploymentHooks = append(deploymentHooks, hooks.Topology{Config: in.Mounts.Config}.Deployment())
+	deploymentHooks = append(deploymentHooks, spec.ControllerHooks...)
+	deploymentHooks = append(deploymentHooks, hooks.DeploymentNoPlaceholders, controllerMounts)
 	if hostedCP != nil {
 		current := func() (hosted.ControlPlane, error) { return *hostedCP, nil }
 		if in.HostedControlPlane != nil {
@@ -105,44 +167,38 @@ func NewWorkloadHooks(in WorkloadInputs) WorkloadHooks {
 			return cp.ControllerDeployment(d)
 		})
 	}
-	// Both workload kinds re-sync on the operand ConfigMaps and Secrets their hooks read (trusted CA,
-	// OpenStack CA copy, hashed secrets) and on their hooks' own informers.
+	// Every workload re-syncs on the operand ConfigMaps and Secrets its hooks read (trusted CA,
+	// OpenStack CA copy, hashed secrets) and on its hooks' own informers.
 	workloadInformers := []factory.Informer{
 		hooks.Events(in.OperandConfigMaps.Informer(), hooks.Named(hooks.TrustedCAConfigMap, names.CloudCAConfigMap)),
-		hooks.Events(in.OperandSecrets.Informer(), hooks.Named(MetricsCertSecret, names.DriverSecret)),
+		hooks.Events(in.OperandSecrets.Informer(), hooks.Named(spec.MetricsCertSecret, names.DriverSecret)),
 	}
 	controllerInformers := slices.Clone(workloadInformers)
 	if hostedCP != nil {
 		controllerInformers = append(controllerInformers,
 			hooks.Events(controllerConfigMaps.Informer(), hooks.Named(hooks.TrustedCAConfigMap, names.CloudCAConfigMap)),
-			hooks.Events(controllerSecrets.Informer(), hooks.Named(MetricsCertSecret)))
+			hooks.Events(controllerSecrets.Informer(), hooks.Named(spec.MetricsCertSecret)))
 		if in.HostedControlPlaneInformer != nil {
 			controllerInformers = append(controllerInformers, in.HostedControlPlaneInformer)
 		}
 	} else {
 		controllerInformers = append(controllerInformers, hooks.ControlPlaneNodeEvents(in.Nodes))
 	}
-	daemonSetHooks := func(target extramounts.Target, more ...csidrivernodeservicecontroller.DaemonSetHookFunc) ([]csidrivernodeservicecontroller.DaemonSetHookFunc, []factory.Informer) {
-		mountHook, mountInformers := in.Mounts.DaemonSet(target)
-		return append([]csidrivernodeservicecontroller.DaemonSetHookFunc{
+	h := InstanceHooks{
+		ControllerAsset:     spec.ControllerAsset,
+		Controller:          deploymentHooks,
+		ControllerInformers: slices.Concat(controllerInformers, mountInformers),
+	}
+	for _, node := range spec.Nodes {
+		mountHook, mountInformers := in.Mounts.DaemonSet(node.Target)
+		daemonSetHooks := slices.Concat([]csidrivernodeservicecontroller.DaemonSetHookFunc{
 			values.DaemonSet(),
 			csidrivernodeservicecontroller.WithObservedProxyDaemonSetHook(),
 			csidrivernodeservicecontroller.WithCABundleDaemonSetHook(names.OperandNamespace, hooks.TrustedCAConfigMap, in.OperandConfigMaps),
 			mountHook,
-			hooks.DaemonSetNoPlaceholders,
-		}, more...), slices.Concat(workloadInformers, mountInformers)
+		}, node.Hooks, []csidrivernodeservicecontroller.DaemonSetHookFunc{hooks.DaemonSetNoPlaceholders})
+		h.Nodes = append(h.Nodes, NodeHooks{Asset: node.Asset, Hooks: daemonSetHooks,
+			Informers: slices.Concat(workloadInformers, mountInformers, node.Informers)})
 	}
-	w := WorkloadHooks{
-		Controller:          deploymentHooks,
-		ControllerInformers: slices.Concat(controllerInformers, mountInformers),
-	}
-	w.Node, w.NodeInformers = daemonSetHooks(extramounts.NodeTarget,
-		csidrivernodeservicecontroller.WithSecretHashAnnotationHook(names.OperandNamespace, names.DriverSecret, in.OperandSecrets),
-		// The driver re-reads the file on every NodeStage, and the kubelet refreshes a ConfigMap volume
-		// within a minute or so; the hash rolls the pods so that a change is in force at once and shows.
-		csidrivernodeservicecontroller.WithConfigMapHashAnnotationHook(names.OperandNamespace, exportlocation.ConfigMapName, in.OperandConfigMaps),
-		hooks.Topology{Config: in.Mounts.Config}.DaemonSet())
-	w.NodeInformers = append(w.NodeInformers, hooks.Events(in.OperandConfigMaps.Informer(), hooks.Named(exportlocation.ConfigMapName)))
-	w.NFSNode, w.NFSNodeInformers = daemonSetHooks(extramounts.NFSNodeTarget)
-	return w
+	return h
 }

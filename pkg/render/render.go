@@ -15,7 +15,6 @@ import (
 	configinformers "github.com/openshift/client-go/config/informers/externalversions"
 	"github.com/openshift/library-go/pkg/operator/configobserver/apiserver"
 	"github.com/openshift/library-go/pkg/operator/csi/csiconfigobservercontroller"
-	"github.com/openshift/library-go/pkg/operator/csi/csidrivernodeservicecontroller"
 	"github.com/openshift/library-go/pkg/operator/events"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -135,7 +134,7 @@ func Objects(in Input) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	manifest, err := render(assets.ControllerDeployment)
+	manifest, err := render(hooksOf.ControllerAsset)
 	if err != nil {
 		return nil, err
 	}
@@ -149,21 +148,11 @@ func Objects(in Input) (*Result, error) {
 	} else {
 		guest = append(guest, deployment)
 	}
-	for _, node := range []struct {
-		asset string
-		hooks []csidrivernodeservicecontroller.DaemonSetHookFunc
-	}{{assets.NodeDaemonSet, hooksOf.Node}, {assets.NFSNodeDaemonSet, hooksOf.NFSNode}} {
-		manifest, err := render(node.asset)
-		if err != nil {
-			return nil, err
-		}
-		ds, err := nodeDaemonSet(manifest, spec, node.hooks)
-		if err != nil {
-			return nil, err
-		}
-		ds.TypeMeta = metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"}
-		guest = append(guest, ds)
+	daemonSets, err := nodeDaemonSets(render, spec, hooksOf.Nodes)
+	if err != nil {
+		return nil, err
 	}
+	guest = append(guest, daemonSets...)
 
 	cephFS := cfg.CephFS.Enabled && f.OffersCephFS()
 	if cephFS {

@@ -82,28 +82,36 @@ func cephFSObjects(render func(string) ([]byte, error), in operator.WorkloadInpu
 		}
 		out = append(out, obj)
 	}
-	controllerHooks, nodeHooks, cephCSIHooks, _ := operator.CephFSWorkloadHooks(in, hooks.CephCSIImage{Config: source})
-	manifest, err := render(assets.CephFSControllerDeployment)
+	h := operator.CephFSWorkloadHooks(in, hooks.CephCSIImage{Config: source})
+	manifest, err := render(h.ControllerAsset)
 	if err != nil {
 		return nil, err
 	}
-	d, err := controllerDeployment(manifest, spec, config, controllerHooks)
+	d, err := controllerDeployment(manifest, spec, config, h.Controller)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", assets.CephFSControllerDeployment, err)
+		return nil, fmt.Errorf("%s: %w", h.ControllerAsset, err)
 	}
 	d.TypeMeta = metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"}
 	out = append(out, d)
-	for _, node := range []struct {
-		asset string
-		hooks []csidrivernodeservicecontroller.DaemonSetHookFunc
-	}{{assets.CephFSNodeDaemonSet, nodeHooks}, {assets.CephCSINodeDaemonSet, cephCSIHooks}} {
-		manifest, err := render(node.asset)
+	daemonSets, err := nodeDaemonSets(render, spec, h.Nodes)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, daemonSets...)
+	return out, nil
+}
+
+// nodeDaemonSets renders each DaemonSet of an instance through its hooks, in the instance's order.
+func nodeDaemonSets(render func(string) ([]byte, error), spec *opv1.OperatorSpec, nodes []operator.NodeHooks) ([]runtime.Object, error) {
+	var out []runtime.Object
+	for _, node := range nodes {
+		manifest, err := render(node.Asset)
 		if err != nil {
 			return nil, err
 		}
-		ds, err := nodeDaemonSet(manifest, spec, node.hooks)
+		ds, err := nodeDaemonSet(manifest, spec, node.Hooks)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", node.asset, err)
+			return nil, fmt.Errorf("%s: %w", node.Asset, err)
 		}
 		ds.TypeMeta = metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"}
 		out = append(out, ds)

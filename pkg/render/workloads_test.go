@@ -73,13 +73,14 @@ func TestWorkloadsMatchLibraryGo(t *testing.T) {
 		return data
 	}
 	// With the hooks' informers, as the operator wires them (library-go keeps them as map keys).
+	node, nfsNode := hooks.Node(assets.NodeDaemonSet), hooks.Node(assets.NFSNodeDaemonSet)
 	controllers := []factory.Controller{
-		csidrivercontrollerservicecontroller.NewCSIDriverControllerServiceController("C", manifest(assets.ControllerDeployment), recorder,
+		csidrivercontrollerservicecontroller.NewCSIDriverControllerServiceController("C", manifest(hooks.ControllerAsset), recorder,
 			opClient, kube, w.kube.Apps().V1().Deployments(), w.config, hooks.ControllerInformers, hooks.Controller...),
-		csidrivernodeservicecontroller.NewCSIDriverNodeServiceController("N", manifest(assets.NodeDaemonSet), recorder,
-			opClient, kube, w.kube.Apps().V1().DaemonSets(), hooks.NodeInformers, hooks.Node...),
-		csidrivernodeservicecontroller.NewCSIDriverNodeServiceController("F", manifest(assets.NFSNodeDaemonSet), recorder,
-			opClient, kube, w.kube.Apps().V1().DaemonSets(), hooks.NFSNodeInformers, hooks.NFSNode...),
+		csidrivernodeservicecontroller.NewCSIDriverNodeServiceController("N", manifest(node.Asset), recorder,
+			opClient, kube, w.kube.Apps().V1().DaemonSets(), node.Informers, node.Hooks...),
+		csidrivernodeservicecontroller.NewCSIDriverNodeServiceController("F", manifest(nfsNode.Asset), recorder,
+			opClient, kube, w.kube.Apps().V1().DaemonSets(), nfsNode.Informers, nfsNode.Hooks...),
 	}
 	ctx := context.Background()
 	for _, c := range controllers {
