@@ -14,6 +14,7 @@ import (
 
 	"github.com/manila-csi/manila-csi-driver-operator/assets"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/conditiontypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/contentwatch"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/cephfs"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/extramounts"
@@ -36,8 +37,10 @@ const (
 	cephFSControllerCephCSIContainer    = "csi-driver-cephfs"
 )
 
-var cephFSInstanceConditions = []string{cephFSStaticResourcesController, cephFSVolumeSnapshotClassController,
-	cephFSControllerServiceController, cephFSNodeServiceController, cephCSINodeServiceController, cephFSServiceMonitorController}
+// cephFSInstanceConditions are the condition types of the CephFS instance's controllers.
+var cephFSInstanceConditions = conditiontypes.New(
+	optionalWorkloadConditions(cephFSControllerServiceController, cephFSNodeServiceController, cephCSINodeServiceController),
+	conditiontypes.Degraded(cephFSStaticResourcesController, cephFSVolumeSnapshotClassController, cephFSServiceMonitorController))
 
 // CephFSMetricsCertSecret is the serving-cert Secret service-ca issues for the CephFS controller's
 // metrics Service (assets/cephfs_service.yaml), as MetricsCertSecret is the NFS controller's; its hash

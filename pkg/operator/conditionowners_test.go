@@ -14,7 +14,7 @@ func TestPredecessorSharedTypesAreOurs(t *testing.T) {
 	for _, g := range predecessor.All {
 		var ours []string
 		for _, typ := range g.Types {
-			if predecessor.OwnedBy(typ, conditionOwners) {
+			if ownConditions.Has(typ) {
 				ours = append(ours, typ)
 			}
 		}

@@ -2,15 +2,25 @@ package operator
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/conditiontypes"
 )
 
 // unavailableDegraded is what an optional instance's <name>Available becomes: <name>UnavailableDegraded.
 const unavailableDegraded = "UnavailableDegraded"
+
+// optionalWorkloadConditions are the condition types library-go's Deployment and DaemonSet controllers of
+// these names write through optionalInstanceClient: <name>UnavailableDegraded, Progressing and
+// Degraded; and <name>Available, which only an earlier release wrote, so that it goes with the rest.
+func optionalWorkloadConditions(names ...string) []string {
+	return slices.Concat(conditiontypes.Workloads(names...), conditiontypes.Each(names, unavailableDegraded))
+}
 
 // optionalInstanceClient is the operator client of an optional driver instance's library-go
 // controllers (the CephFS instance): everything they write reaches the ClusterCSIDriver except

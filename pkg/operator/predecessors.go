@@ -59,8 +59,8 @@ func handBack(ctx context.Context, c *clients, g predecessor.Generation) bool {
 	if err != nil {
 		return apierrors.IsNotFound(err)
 	}
-	stale := predecessor.StaleAfterHandBack(driver.Status.Conditions, conditionOwners, g)
-	left := predecessor.OursLeft(driver.Status.Conditions, conditionOwners, g)
+	stale := predecessor.StaleAfterHandBack(driver.Status.Conditions, ownConditions, g)
+	left := predecessor.OursLeft(driver.Status.Conditions, ownConditions, g)
 	if len(stale) == 0 {
 		return len(left) == 0
 	}

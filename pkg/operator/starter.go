@@ -3,7 +3,6 @@ package operator
 
 import (
 	"context"
-	"slices"
 	"sync"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/conditiontypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/cephfs"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/cephxrefusal"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/configcheck"
@@ -201,9 +201,9 @@ func (o *Options) ownControllers(ctx context.Context, f Flavour, c *clients, in 
 		Kube:                     c.kube,
 	})
 	own := []factory.Controller{manilaController, configController, storageClassController, secretsync.NewController(secretSyncDeps),
-		runtimeConfigController, staleconditions.NewController(c.operatorClient, conditionOwners, recorder)}
+		runtimeConfigController, staleconditions.NewController(c.operatorClient, ownConditions, recorder)}
 	if f.OffersCephFS() {
-		// It writes no condition: not among conditionOwners.
+		// It writes no condition: not among ownConditions.
 		own = append(own, cephxrefusal.NewController(cephxrefusal.Deps{
 			OperatorClient:     c.operatorClient,
 			Config:             in.config,
@@ -218,19 +218,21 @@ func (o *Options) ownControllers(ctx context.Context, f Flavour, c *clients, in 
 	return own
 }
 
-// ConditionOwners returns the owners of every condition type this operator's controllers write
-// (conditionOwners), for tests that read the ClusterCSIDriver as the operator does.
-func ConditionOwners() []string { return slices.Clone(conditionOwners) }
+// OwnConditions returns every condition type this operator's controllers write (ownConditions), for
+// tests that read the ClusterCSIDriver as the operator does.
+func OwnConditions() conditiontypes.Set { return ownConditions }
 
-// conditionOwners are the owners of every condition type this operator's controllers write, its own
-// and library-go's (<owner><Available|Progressing|Degraded|Upgradeable|Disabled>): ManagementState and
-// ConfigObservation are library-go's own names, whatever the instance. A predecessor writes some of the
-// same types (predecessor.Generation); the rest go when a predecessor leads in this operator's place.
-var conditionOwners = []string{
-	manila.ControllerName, secretsync.ControllerName, configcheck.ControllerName, storageclasses.ControllerName,
-	runtimeconfig.ControllerName, workloadselector.ControllerName, staticResourcesController, controllerServiceController,
-	nodeServiceController, nfsNodeServiceController, controlPlaneStaticResourcesController, volumeSnapshotClassController,
-	serviceMonitorController, retiredResourcesController, networkPoliciesController, predecessorLeaseOwner, servingConfigOwner, "ManagementState", "ConfigObservation",
-	cephfs.ControllerName, cephFSStaticResourcesController, cephFSVolumeSnapshotClassController, cephFSControllerServiceController,
-	cephFSNodeServiceController, cephCSINodeServiceController, cephFSServiceMonitorController,
-}
+// ownConditions are the exact condition types this operator's controllers write: its own controllers'
+// (each package's ConditionTypes) and library-go's, each named after its controller (ManagementState
+// and ConfigObservation are library-go's own names, whatever the instance). A predecessor writes some
+// of the same types (predecessor.Generation); the rest go when a predecessor leads in this operator's
+// place.
+var ownConditions = conditiontypes.New(
+	manila.ConditionTypes(), secretsync.ConditionTypes(), configcheck.ConditionTypes(), storageclasses.ConditionTypes(),
+	runtimeconfig.ConditionTypes(), workloadselector.ConditionTypes(), cephfs.ConditionTypes(),
+	[]string{PredecessorLeaseDegraded, ServingConfigDegraded},
+	conditiontypes.Workloads(controllerServiceController, nodeServiceController, nfsNodeServiceController),
+	conditiontypes.Degraded(staticResourcesController, controlPlaneStaticResourcesController, volumeSnapshotClassController,
+		serviceMonitorController, retiredResourcesController, networkPoliciesController, "ManagementState", "ConfigObservation"),
+	cephFSInstanceConditions.Types(),
+)

@@ -6,10 +6,10 @@ package predecessor
 import (
 	"slices"
 	"strings"
-	"unicode"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/conditiontypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/csoview"
 )
 
@@ -108,17 +108,6 @@ func ByLease(name string) (Generation, bool) {
 	return All[i], true
 }
 
-// OwnedBy is whether a condition type is <owner><Kind> for one of owners, Kind a capitalised word
-// (Degraded, or one of this operator's own such as StorageClassControllerNotAdopted). A Kind never
-// starts with "Controller": that is another owner's name, as the 4.17 predecessor's SecretSync is
-// the start of SecretSyncController.
-func OwnedBy(conditionType string, owners []string) bool {
-	return slices.ContainsFunc(owners, func(owner string) bool {
-		kind, ok := strings.CutPrefix(conditionType, owner)
-		return ok && kind != "" && unicode.IsUpper(rune(kind[0])) && !strings.HasPrefix(kind, "Controller")
-	})
-}
-
 // Writes is whether the generation writes conditions of this type.
 func (g Generation) Writes(conditionType string) bool { return slices.Contains(g.Types, conditionType) }
 
@@ -146,10 +135,10 @@ func keepView(conditions []operatorv1.OperatorCondition, stale []string) []strin
 // operator (whose controllers are ours) leads, nobody would ever update or remove them. A
 // predecessor's *Available or *Disabled stands while it is what keeps the driver Available in
 // cluster-storage-operator's view, until this operator's own conditions do (keepView).
-func StaleAfterTakeover(conditions []operatorv1.OperatorCondition, ours []string) []string {
+func StaleAfterTakeover(conditions []operatorv1.OperatorCondition, ours conditiontypes.Set) []string {
 	var stale []string
 	for _, c := range conditions {
-		if OwnedBy(c.Type, ours) || !slices.ContainsFunc(All, func(g Generation) bool { return g.Writes(c.Type) }) {
+		if ours.Has(c.Type) || !slices.ContainsFunc(All, func(g Generation) bool { return g.Writes(c.Type) }) {
 			continue
 		}
 		stale = append(stale, c.Type)
@@ -157,27 +146,27 @@ func StaleAfterTakeover(conditions []operatorv1.OperatorCondition, ours []string
 	return keepView(conditions, stale)
 }
 
-// OursLeft are the types of this operator's conditions (of owners ours) that generation g does not
+// OursLeft are the types of this operator's conditions (the types ours) that generation g does not
 // write: what a complete hand-back to g removes.
-func OursLeft(conditions []operatorv1.OperatorCondition, ours []string, g Generation) []string {
+func OursLeft(conditions []operatorv1.OperatorCondition, ours conditiontypes.Set, g Generation) []string {
 	var left []string
 	for _, c := range conditions {
-		if OwnedBy(c.Type, ours) && !g.Writes(c.Type) {
+		if ours.Has(c.Type) && !g.Writes(c.Type) {
 			left = append(left, c.Type)
 		}
 	}
 	return left
 }
 
-// StaleAfterHandBack are the types of this operator's conditions (of owners ours) that generation g
+// StaleAfterHandBack are the types of this operator's conditions (the types ours) that generation g
 // does not write: once g leads, nobody would ever update or remove them. Its *Available and
 // *Disabled stand while they are what keeps the driver Available (keepView), unless g reports a
 // Degraded=True of its type: a predecessor failing its own checks is what storage must show.
-func StaleAfterHandBack(conditions []operatorv1.OperatorCondition, ours []string, g Generation) []string {
+func StaleAfterHandBack(conditions []operatorv1.OperatorCondition, ours conditiontypes.Set, g Generation) []string {
 	stale := OursLeft(conditions, ours, g)
 	failing := false
 	for _, c := range conditions {
-		failing = failing || (g.Writes(c.Type) && !OwnedBy(c.Type, ours) && strings.HasSuffix(c.Type, "Degraded") && c.Status == operatorv1.ConditionTrue)
+		failing = failing || (g.Writes(c.Type) && !ours.Has(c.Type) && strings.HasSuffix(c.Type, "Degraded") && c.Status == operatorv1.ConditionTrue)
 	}
 	if failing {
 		return stale

@@ -6,9 +6,14 @@ import (
 	"testing"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/conditiontypes"
 )
 
-var ours = []string{"ManilaController", "SecretSyncController", "ManilaDriverControllerServiceController", "ManagementState"}
+// ours are some of this operator's condition types, as the operator lists them (conditiontypes).
+var ours = conditiontypes.New([]string{"ManilaControllerDisabled", "ManilaControllerDegraded"},
+	conditiontypes.Degraded("SecretSyncController", "ManagementState"),
+	conditiontypes.Workloads("ManilaDriverControllerServiceController"))
 
 // Shared lists only types of the generation's own.
 func TestSharedAreWritten(t *testing.T) {
@@ -17,26 +22,6 @@ func TestSharedAreWritten(t *testing.T) {
 			if !g.Writes(typ) {
 				t.Errorf("%s: shared type %s is not among its types", g.Name, typ)
 			}
-		}
-	}
-}
-
-func TestOwnedBy(t *testing.T) {
-	for _, tc := range []struct {
-		typ  string
-		want bool
-	}{
-		{"SecretSyncDegraded", false}, // the 4.17 predecessor's, not SecretSyncController's
-		{"SecretSyncControllerDegraded", true},
-		{"ManilaControllerDisabled", true},
-		{"ManilaControllerfoo", false},
-		{"StorageClassControllerNotAdopted", false}, // not an owner listed here
-		{"SecretSyncControllerNotAdopted", true},
-		{"ManagementStateDegraded", true},
-		{"OpenStackManilaDriverControllerServiceControllerAvailable", false},
-	} {
-		if got := OwnedBy(tc.typ, ours); got != tc.want {
-			t.Errorf("OwnedBy(%s) = %v, want %v", tc.typ, got, tc.want)
 		}
 	}
 }

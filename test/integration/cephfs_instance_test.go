@@ -165,6 +165,17 @@ func TestCephFSInstanceOnAndOff(t *testing.T) {
 		_, err := world.Kube.StorageV1().StorageClasses().Get(ctx, cephFSClass, metav1.GetOptions{})
 		return err
 	})
+	// Both instances running, every condition on the ClusterCSIDriver is one of the types the operator
+	// lists as its own (what its takeover and hand-back remove or keep), exactly.
+	driver, err := world.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range driver.Status.Conditions {
+		if !operator.OwnConditions().Has(c.Type) {
+			t.Errorf("condition %s is on the ClusterCSIDriver but not among the operator's own types", c.Type)
+		}
+	}
 	// A claim (never provisioned: the world's ceph-csi is idle) keeps the class once CephFS is off.
 	claim := world.CreateClaim(t, "cephfs-claims", "data", cephFSClass, "1Gi")
 

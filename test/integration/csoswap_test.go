@@ -31,9 +31,9 @@ import (
 // lease (library-go's retry period is 26 s) and the operand's rollouts.
 const csoSwapTimeout = 3 * time.Minute
 
-// oursConditionOwners are this operator's condition owners, for predecessor.StaleAfterTakeover as the
+// ourConditions are this operator's condition types, for predecessor.StaleAfterTakeover as the
 // operator calls it.
-var oursConditionOwners = operator.ConditionOwners()
+var ourConditions = operator.OwnConditions()
 
 func adopted(sc *storagev1.StorageClass) bool {
 	return classplan.Owned(sc) && sc.Parameters["csi.storage.k8s.io/controller-expand-secret-name"] == names.DriverSecret

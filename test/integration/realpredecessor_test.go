@@ -83,7 +83,7 @@ func realPredecessorOnACloudWithoutManila(t *testing.T, p framework.Predecessor,
 	world.WaitForCondition(t, disabled, operatorv1.ConditionTrue)
 	framework.Eventually(t, framework.DefaultTimeout, "this operator's conditions the predecessor does not write gone", func(ctx context.Context) error {
 		return noConditionsOf(ctx, func(typ string) bool {
-			return predecessor.OwnedBy(typ, oursConditionOwners) && !g.Writes(typ)
+			return ourConditions.Has(typ) && !g.Writes(typ)
 		})
 	})
 	if err := run.terminate(t); err != nil {

@@ -369,7 +369,7 @@ func waitForRealTakeover(t *testing.T, cso *framework.CSO, p framework.Predecess
 		if err != nil {
 			return err
 		}
-		if stale := predecessor.StaleAfterTakeover(cr.Status.Conditions, oursConditionOwners); len(stale) > 0 {
+		if stale := predecessor.StaleAfterTakeover(cr.Status.Conditions, ourConditions); len(stale) > 0 {
 			return fmt.Errorf("the predecessor's conditions are still there: %v", stale)
 		}
 		if !csoview.Available(cr.Status.Conditions) {

@@ -2,7 +2,6 @@ package cephfs
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/conditiontypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/contentwatch"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/managementstate"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
@@ -36,6 +36,10 @@ const ControllerName = "CephFSController"
 // ConditionRetained is True while cephfs.enabled is false but volumes keep the instance running. It is
 // neither Degraded nor Progressing: the cluster is as the admin left it, and waits for the volumes.
 const ConditionRetained = ControllerName + "Retained"
+
+// ConditionTypes are the condition types the controller writes: Retained, and the Degraded library-go's
+// factory writes for it (WithSyncDegradedOnError).
+func ConditionTypes() []string { return []string{ConditionRetained, ControllerName + "Degraded"} }
 
 // Reasons of ConditionRetained.
 const (
@@ -89,10 +93,10 @@ type Deps struct {
 	State interface {
 		Set(ctx context.Context, key, value string) error
 	}
-	// NewInstance builds a fresh run of the instance's controllers; their condition owners are
-	// InstanceConditions, removed once the instance stops.
+	// NewInstance builds a fresh run of the instance's controllers; InstanceConditions are the
+	// condition types they write, removed once the instance stops.
 	NewInstance        func() Instance
-	InstanceConditions []string
+	InstanceConditions conditiontypes.Set
 	Objects            Objects
 }
 
@@ -273,10 +277,8 @@ func (c *Controller) removeConditions(ctx context.Context) error {
 	}
 	var stale []string
 	for _, cond := range status.Conditions {
-		for _, owner := range c.d.InstanceConditions {
-			if strings.HasPrefix(cond.Type, owner) {
-				stale = append(stale, cond.Type)
-			}
+		if c.d.InstanceConditions.Has(cond.Type) {
+			stale = append(stale, cond.Type)
 		}
 	}
 	if len(stale) == 0 {

@@ -27,6 +27,9 @@ const ControllerName = "OperatorConfigController"
 // ConditionDegraded is True while ConfigMap manila-csi-driver-operator-settings is invalid.
 const ConditionDegraded = ControllerName + "Degraded"
 
+// ConditionTypes are the condition types the controller writes.
+func ConditionTypes() []string { return []string{ConditionDegraded} }
+
 // Reasons of ConditionDegraded.
 const (
 	ReasonAsExpected    = "AsExpected"

@@ -15,6 +15,9 @@ const (
 	ConditionDegraded = ControllerName + "Degraded"
 )
 
+// ConditionTypes are the condition types the controller writes.
+func ConditionTypes() []string { return []string{ConditionDisabled, ConditionDegraded} }
+
 // Reasons of the Disabled and Degraded conditions.
 const (
 	ReasonNoManilaService    = "NoManilaService"

@@ -33,6 +33,9 @@ const ControllerName = "RuntimeConfigController"
 // ConditionDegraded is True while exportLocations.network: machineNetwork has no single machine network.
 const ConditionDegraded = ControllerName + "Degraded"
 
+// ConditionTypes are the condition types the controller writes.
+func ConditionTypes() []string { return []string{ConditionDegraded} }
+
 // Reasons of ConditionDegraded, besides exportlocation's ReasonMachineNetworkUnknown and
 // ReasonMachineNetworkAmbiguous.
 const ReasonAsExpected = "AsExpected"

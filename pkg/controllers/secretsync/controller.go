@@ -40,6 +40,9 @@ const ControllerName = "SecretSyncController"
 // ConditionDegraded is True while the credentials or the CA cannot be turned into the driver's inputs.
 const ConditionDegraded = ControllerName + "Degraded"
 
+// ConditionTypes are the condition types the controller writes.
+func ConditionTypes() []string { return []string{ConditionDegraded} }
+
 // Reasons of ConditionDegraded. ReasonInsecureTLS keeps it False: verify: false works, but is a risk
 // the admin should see.
 const (

@@ -10,6 +10,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/conditiontypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/managementstate"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/predecessor"
 )
@@ -29,11 +30,11 @@ const ControllerName = "StaleConditionsController"
 // storage never reads as unavailable in between; conditions of anyone else are never touched.
 type Controller struct {
 	client v1helpers.OperatorClient
-	ours   []string
+	ours   conditiontypes.Set
 }
 
-// NewController returns the controller; ours are the owners of this operator's condition types.
-func NewController(client v1helpers.OperatorClient, ours []string, recorder events.Recorder) factory.Controller {
+// NewController returns the controller; ours are this operator's condition types.
+func NewController(client v1helpers.OperatorClient, ours conditiontypes.Set, recorder events.Recorder) factory.Controller {
 	c := &Controller{client: client, ours: ours}
 	return factory.New().WithSync(c.sync).WithInformers(client.Informer()).
 		ToController(ControllerName, recorder.WithComponentSuffix("stale-conditions"))

@@ -47,6 +47,11 @@ const (
 	ConditionStale    = ControllerName + "Stale"
 )
 
+// ConditionTypes are the condition types the controller writes.
+func ConditionTypes() []string {
+	return []string{ConditionDegraded, ConditionStale, ConditionNotAdopted, ConditionOpenNFSAccess, ConditionProgressing, ConditionCephFSRetained}
+}
+
 // Controller keeps one StorageClass per Manila share type and protocol: an NFS class (csi-manila-*)
 // for a type that may serve NFS, and while cephfs.enabled is true a CephFS class (manila-cephfs-*,
 // annotation manila.csi.openstack.org/protocol: CEPHFS) for a type whose storage_protocol names CEPHFS.

@@ -25,6 +25,9 @@ const ControllerName = "WorkloadSelectorController"
 // ConditionDegraded is True while a workload with a foreign selector could not be deleted.
 const ConditionDegraded = ControllerName + "Degraded"
 
+// ConditionTypes are the condition types the controller writes.
+func ConditionTypes() []string { return []string{ConditionDegraded} }
+
 // Reasons of ConditionDegraded.
 const (
 	ReasonAsExpected   = "AsExpected"
