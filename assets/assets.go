@@ -153,21 +153,45 @@ func known(name string) bool {
 	return false
 }
 
-// ObjectName is the metadata.name of the named asset's object (written once, in the asset), for
-// what must know it before anything is rendered (e.g. an informer of that one object). An unknown
-// asset or one without a name panics: the assets are compiled in.
-func ObjectName(name string) string {
+// ServingCertSecret is the Secret service-ca writes the serving certificate of the named Service asset
+// into (its service.beta.openshift.io/serving-cert-secret-name annotation), written once, in the asset.
+// An unknown asset or one without the annotation panics: the assets are compiled in.
+func ServingCertSecret(name string) string {
+	secret := objectMeta(name).Annotations[servingCertAnnotation]
+	if secret == "" {
+		panic(fmt.Sprintf("asset %q has no %s annotation", name, servingCertAnnotation))
+	}
+	return secret
+}
+
+const servingCertAnnotation = "service.beta.openshift.io/serving-cert-secret-name"
+
+type assetMeta struct {
+	Name        string            `json:"name"`
+	Annotations map[string]string `json:"annotations"`
+}
+
+func objectMeta(name string) assetMeta {
 	data, err := Vars{}.Render(name)
 	if err != nil {
 		panic(err)
 	}
 	var obj struct {
-		Metadata struct {
-			Name string `json:"name"`
-		} `json:"metadata"`
+		Metadata assetMeta `json:"metadata"`
 	}
-	if err := yaml.Unmarshal(data, &obj); err != nil || obj.Metadata.Name == "" {
-		panic(fmt.Sprintf("asset %q has no metadata.name: %v", name, err))
+	if err := yaml.Unmarshal(data, &obj); err != nil {
+		panic(fmt.Sprintf("asset %q: %v", name, err))
 	}
-	return obj.Metadata.Name
+	return obj.Metadata
+}
+
+// ObjectName is the metadata.name of the named asset's object (written once, in the asset), for
+// what must know it before anything is rendered (e.g. an informer of that one object). An unknown
+// asset or one without a name panics: the assets are compiled in.
+func ObjectName(name string) string {
+	n := objectMeta(name).Name
+	if n == "" {
+		panic(fmt.Sprintf("asset %q has no metadata.name", name))
+	}
+	return n
 }

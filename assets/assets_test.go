@@ -262,3 +262,20 @@ func TestObjectName(t *testing.T) {
 	}()
 	ObjectName("no-such.yaml")
 }
+
+func TestServingCertSecret(t *testing.T) {
+	for asset, want := range map[string]string{
+		MetricsService:       "manila-csi-driver-controller-metrics-serving-cert",
+		CephFSMetricsService: "manila-csi-driver-cephfs-controller-metrics-serving-cert",
+	} {
+		if got := ServingCertSecret(asset); got != want {
+			t.Errorf("ServingCertSecret(%s) = %q, want %q", asset, got, want)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Errorf("ServingCertSecret of a Service without the annotation did not panic")
+		}
+	}()
+	ServingCertSecret(ControllerDeployment)
+}

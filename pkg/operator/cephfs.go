@@ -45,7 +45,7 @@ var cephFSInstanceConditions = conditiontypes.New(
 // CephFSMetricsCertSecret is the serving-cert Secret service-ca issues for the CephFS controller's
 // metrics Service (assets/cephfs_service.yaml), as MetricsCertSecret is the NFS controller's; its hash
 // rolls the CephFS controller pods. service-ca makes the Service its owner, so it goes with it.
-const CephFSMetricsCertSecret = "manila-csi-driver-cephfs-controller-metrics-serving-cert"
+var CephFSMetricsCertSecret = assets.ServingCertSecret(assets.CephFSMetricsService)
 
 // CephFSWorkloadHooks are the hooks of the CephFS instance's workloads (standalone), for start and
 // render alike: instanceHooks' shared ones for their own extraMounts targets and metrics certificate,
@@ -138,18 +138,11 @@ func newCephFSController(c *clients, recorder events.Recorder, render resourceap
 		Objects: cephfs.Objects{
 			Deployments: []string{string(extramounts.CephFSControllerPlugin)},
 			DaemonSets:  []string{string(extramounts.CephFSNodePlugin), string(extramounts.CephCSINodePlugin)},
-			ConfigMaps:  []string{cephConfigMap, cephCSIConfigMap},
+			ConfigMaps:  []string{assets.ObjectName(assets.CephFSCephConfig), assets.ObjectName(assets.CephFSCephCSIConfig)},
 			Services:    []string{assets.ObjectName(assets.CephFSMetricsService)},
-			CSIDriver:   cephfs.DriverName, VolumeSnapshotClass: cephFSVolumeSnapshotClass,
+			CSIDriver:   cephfs.DriverName, VolumeSnapshotClass: assets.ObjectName(assets.CephFSVolumeSnapshotClass),
 			ServiceMonitor: assets.ObjectName(assets.CephFSServiceMonitor),
 			OwnerLabel:     labels.SelectorFromSet(labels.Set{classplan.OwnerLabel: classplan.OwnerLabelValue}),
 		},
 	})
 }
-
-// Names of the CephFS instance's ConfigMaps and VolumeSnapshotClass (assets/cephfs_*.yaml).
-const (
-	cephConfigMap             = "manila-csi-cephfs-ceph-config"
-	cephCSIConfigMap          = "manila-csi-cephfs-ceph-csi-config"
-	cephFSVolumeSnapshotClass = "csi-manila-cephfs"
-)

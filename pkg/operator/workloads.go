@@ -21,9 +21,9 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
 
-// MetricsCertSecret is the serving-cert Secret service-ca issues for the operand's metrics Service;
-// its hash rolls the controller pods.
-const MetricsCertSecret = "manila-csi-driver-controller-metrics-serving-cert"
+// MetricsCertSecret is the serving-cert Secret service-ca issues for the operand's metrics Service
+// (named in its asset); its hash rolls the controller pods.
+var MetricsCertSecret = assets.ServingCertSecret(assets.MetricsService)
 
 // WorkloadInputs are the informers the operand workloads' hooks read. The operator passes its running
 // informers; `render` passes informers it fills from files and never starts.
