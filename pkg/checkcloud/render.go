@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/manila-csi/manila-csi-driver-operator/assets"
 )
 
 // Output formats of -o.
@@ -104,11 +106,11 @@ func text(r Report) string {
 	return b.String()
 }
 
-// snapshotClass is the operator's VolumeSnapshotClass of the NFS driver (assets/volumesnapshotclass.yaml);
-// cephFSSnapshotClass the CephFS instance's (assets/cephfs_volumesnapshotclass.yaml).
-const (
-	snapshotClass       = "csi-manila-standard"
-	cephFSSnapshotClass = "csi-manila-cephfs"
+// snapshotClass is the operator's VolumeSnapshotClass of the NFS driver; cephFSSnapshotClass the
+// CephFS instance's (named in their assets).
+var (
+	snapshotClass       = assets.ObjectName(assets.VolumeSnapshotClass)
+	cephFSSnapshotClass = assets.ObjectName(assets.CephFSVolumeSnapshotClass)
 )
 
 // protocols reads the protocols a share type gets classes for.

@@ -10,14 +10,16 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/manila-csi/manila-csi-driver-operator/assets"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/cloudcredentials"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/extramounts"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 )
 
-// TrustedCAConfigMap is filled by the network operator with the cluster's trusted CA bundle.
-const TrustedCAConfigMap = "manila-csi-driver-trusted-ca-bundle"
+// TrustedCAConfigMap is filled by the network operator with the cluster's trusted CA bundle (named in
+// its asset).
+var TrustedCAConfigMap = assets.ObjectName(assets.TrustedCABundle)
 
 // BuiltinMounts are the operator's own extraMounts entries: when in use, the OpenStack CA for the
 // Manila driver's containers (both instances, controller and node) at the path the driver secret names. The cluster's trusted CA bundle is not one of them:
