@@ -140,6 +140,7 @@ func (o *Options) ownControllers(ctx context.Context, f Flavour, c *clients, in 
 	}
 	if f.IsHosted() {
 		secretSyncDeps.ControllerConfigMaps = c.mgmtKube.CoreV1()
+		secretSyncDeps.ControllerCopy = c.hcpCACopy.Core().V1().ConfigMaps()
 	}
 	listings := &manilatypes.Store{}
 	sessions := &openstack.Shared{}

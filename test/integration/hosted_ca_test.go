@@ -116,6 +116,21 @@ func hostedPrivateCAClaim(t *testing.T, w *framework.World, ns string, creds fra
 		}
 		return nil
 	})
+	// The HCP namespace's copy deleted (its controller Deployment mounts it): the operator writes it again
+	// on that event.
+	if err := hw.Kube.CoreV1().ConfigMaps(ns).Delete(ctx, names.CloudCAConfigMap, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, framework.DefaultTimeout, "the CA copy in "+ns+" written again", func(ctx context.Context) error {
+		cm, err := hw.Kube.CoreV1().ConfigMaps(ns).Get(ctx, names.CloudCAConfigMap, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if cm.Data[names.CABundleKey] != string(proxy.CAPEM) {
+			return fmt.Errorf("the CA copy is not the TLS proxy's CA")
+		}
+		return nil
+	})
 	framework.Eventually(t, framework.DefaultTimeout, "the controller Deployment's csi-driver mounting the CA copy", func(ctx context.Context) error {
 		d, err := hw.Kube.AppsV1().Deployments(ns).Get(ctx, framework.ControllerDeployment, metav1.GetOptions{})
 		if err != nil {

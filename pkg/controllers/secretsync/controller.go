@@ -78,8 +78,11 @@ type Deps struct {
 	// controller's namespace of the management cluster; standalone the operand namespace's copy serves
 	// both drivers.
 	ControllerConfigMaps corev1client.ConfigMapsGetter
-	Recorder             events.Recorder
-	Clock                clock.PassiveClock
+	// ControllerCopy, hosted only, is an informer of that copy: edited or deleted, it is written again at
+	// once.
+	ControllerCopy corev1informers.ConfigMapInformer
+	Recorder       events.Recorder
+	Clock          clock.PassiveClock
 	// Grace is how long a missing source secret is waited for before Degraded (default 30 s).
 	Grace time.Duration
 }
@@ -88,8 +91,9 @@ type Deps struct {
 // openshift-manila-csi-driver/manila-csi-driver-cloud-ca.
 //
 // Watches: Secret openshift-cluster-csi-drivers/manila-cloud-credentials, ConfigMap
-// openshift-config/cloud-provider-config, its two outputs, the operand namespace and the
-// ClusterCSIDriver (spec.managementState).
+// openshift-config/cloud-provider-config, its two outputs (hosted, also the controller's CA copy in the
+// hosted control plane's namespace), the operand namespace and the ClusterCSIDriver
+// (spec.managementState).
 //
 // Writes: the driver secret (the clouds.yaml keys mapped for the driver) from credentials the operator
 // has just logged in with (a rotated password that fails keeps the last good secret), the CA copy,
@@ -143,6 +147,9 @@ func newController(d Deps) (*Controller, factory.Controller) {
 		WithFilteredEventsInformers(factory.NamesFilter(c.sources.Names()...), d.OperatorSecrets.Informer())
 	if d.OtherSecrets != nil {
 		f = f.WithFilteredEventsInformers(factory.NamesFilter(c.sources.Names()...), d.OtherSecrets.Informer())
+	}
+	if d.ControllerCopy != nil {
+		f = f.WithFilteredEventsInformers(factory.NamesFilter(names.CloudCAConfigMap), d.ControllerCopy.Informer())
 	}
 	return c, f.
 		WithFilteredEventsInformers(factory.NamesFilter(d.Layout.CloudConfigName), d.CloudConfig.Informer()).
