@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/manila-csi/manila-csi-driver-operator/assets"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
 
@@ -29,7 +30,10 @@ const (
 	CephFSSnapshotClass  = "csi-manila-cephfs"
 )
 
-var snapshotClassGVR = schema.GroupVersionResource{Group: "snapshot.storage.k8s.io", Version: "v1", Resource: "volumesnapshotclasses"}
+var (
+	snapshotClassGVR  = schema.GroupVersionResource{Group: "snapshot.storage.k8s.io", Version: "v1", Resource: "volumesnapshotclasses"}
+	serviceMonitorGVR = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "servicemonitors"}
+)
 
 // ResetOperand deletes the objects a previous test's operator created, so each test starts clean.
 func (cp *ControlPlane) ResetOperand(t testing.TB) {
@@ -50,6 +54,13 @@ func (cp *ControlPlane) ResetOperand(t testing.TB) {
 	ignore(cp.Kube.AppsV1().DaemonSets(names.OperandNamespace).Delete(ctx, CephCSINodeDaemonSet, metav1.DeleteOptions{}))
 	ignore(cp.Kube.StorageV1().CSIDrivers().Delete(ctx, CephFSDriverName, metav1.DeleteOptions{}))
 	ignore(cp.Dynamic.Resource(snapshotClassGVR).Delete(ctx, CephFSSnapshotClass, metav1.DeleteOptions{}))
+	// The rest of a CephFS instance a test left: else the next test's operator retires it while that
+	// test watches its owned objects (a fault test counts every deletion).
+	for _, asset := range []string{assets.CephFSCephConfig, assets.CephFSCephCSIConfig} {
+		ignore(cp.Kube.CoreV1().ConfigMaps(names.OperandNamespace).Delete(ctx, assets.ObjectName(asset), metav1.DeleteOptions{}))
+	}
+	ignore(cp.Kube.CoreV1().Services(names.OperandNamespace).Delete(ctx, assets.ObjectName(assets.CephFSMetricsService), metav1.DeleteOptions{}))
+	ignore(cp.Dynamic.Resource(serviceMonitorGVR).Namespace(names.OperandNamespace).Delete(ctx, assets.ObjectName(assets.CephFSServiceMonitor), metav1.DeleteOptions{}))
 	// A volume of the CephFS driver left by a test (its deletion cut short when the test's provisioner
 	// stopped) would keep the next test's CephFS instance running.
 	pvs, err := cp.Kube.CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{})
