@@ -1,6 +1,8 @@
 package operator
 
 import (
+	"os"
+	"regexp"
 	"slices"
 	"testing"
 
@@ -23,6 +25,24 @@ func TestPredecessorSharedTypesAreOurs(t *testing.T) {
 		slices.Sort(ours)
 		if !slices.Equal(shared, ours) {
 			t.Errorf("%s: shared %v, but this operator writes %v of its types", g.Name, shared, ours)
+		}
+	}
+}
+
+// Every condition type docs/conditions.md documents is among the operator's own: a type missing from
+// ownConditions would be left behind by a hand-back and taken for a predecessor's by nobody.
+func TestDocumentedConditionsAreOwn(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/conditions.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := regexp.MustCompile("(?m)^\\| `([A-Za-z]+)` \\|").FindAllSubmatch(doc, -1)
+	if len(rows) < 10 {
+		t.Fatalf("found %d condition rows in docs/conditions.md; the table's format changed", len(rows))
+	}
+	for _, row := range rows {
+		if typ := string(row[1]); !ownConditions.Has(typ) {
+			t.Errorf("docs/conditions.md documents %s, which is not among ownConditions", typ)
 		}
 	}
 }

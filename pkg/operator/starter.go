@@ -231,7 +231,7 @@ func OwnConditions() conditiontypes.Set { return ownConditions }
 var ownConditions = conditiontypes.New(
 	manila.ConditionTypes(), secretsync.ConditionTypes(), configcheck.ConditionTypes(), storageclasses.ConditionTypes(),
 	runtimeconfig.ConditionTypes(), workloadselector.ConditionTypes(), cephfs.ConditionTypes(),
-	[]string{PredecessorLeaseDegraded, ServingConfigDegraded},
+	[]string{PredecessorLeaseDegraded, ServingConfigDegraded, NetworkPoliciesUnapplied},
 	conditiontypes.Workloads(controllerServiceController, nodeServiceController, nfsNodeServiceController),
 	conditiontypes.Degraded(staticResourcesController, controlPlaneStaticResourcesController, volumeSnapshotClassController,
 		serviceMonitorController, retiredResourcesController, networkPoliciesController, "ManagementState", "ConfigObservation"),
