@@ -10,10 +10,11 @@ import (
 	"sync"
 )
 
-// PortRangeEnv names the range of TCP ports ("LO-HI") this process hands out. hack/test-integration.sh
-// gives each shard a range of its own: a world that stops a server for a while (an outage test) then
-// finds its port still free, not taken by another shard's new etcd or Keystone.
-const PortRangeEnv = "TEST_PORT_RANGE"
+// ShardEnv names the shard ("I/N", I from 0) this process is of N run side by side:
+// hack/test-integration.sh gives each its index, and each hands out ports from its own Nth of the
+// range, so that a world that stops a server for a while (an outage test) finds its port still free,
+// not taken by another shard's new etcd or Keystone.
+const ShardEnv = "TEST_SHARD"
 
 // ports hands out each port at most once in the life of the process, so a server this process stopped
 // keeps its port until it starts again.
@@ -24,13 +25,13 @@ var ports = struct {
 }{}
 
 // FreePort returns a TCP port on 127.0.0.1 that nothing listens on right now and that this process
-// has not handed out before, from TEST_PORT_RANGE or, unset, from below the kernel's ephemeral range
-// (a port there may be the local end of an outgoing connection, which makes a later bind fail).
+// has not handed out before, from below the kernel's ephemeral range (a port there may be the local end
+// of an outgoing connection, which makes a later bind fail): its shard's part of it (TEST_SHARD), or all.
 func FreePort() (int, error) {
 	ports.Lock()
 	defer ports.Unlock()
 	if ports.given == nil {
-		lo, hi, err := portRange(os.Getenv(PortRangeEnv), ephemeralLow())
+		lo, hi, err := portRange(os.Getenv(ShardEnv), ephemeralLow())
 		if err != nil {
 			return 0, err
 		}
@@ -52,18 +53,21 @@ func FreePort() (int, error) {
 	return 0, fmt.Errorf("no free port left in %d-%d", ports.lo, ports.hi)
 }
 
-// portRange parses "LO-HI"; empty means 10000 up to below the ephemeral range's start.
-func portRange(s string, ephemeralLo int) (int, int, error) {
-	if s == "" {
-		return 10000, ephemeralLo - 1, nil
+// portRange is the ports from 10000 up to below the ephemeral range's start or, for shard "I/N", the
+// Ith of N equal parts of them.
+func portRange(shard string, ephemeralLo int) (int, int, error) {
+	lo, hi := 10000, ephemeralLo-1
+	if shard == "" {
+		return lo, hi, nil
 	}
-	a, b, ok := strings.Cut(s, "-")
-	lo, err1 := strconv.Atoi(strings.TrimSpace(a))
-	hi, err2 := strconv.Atoi(strings.TrimSpace(b))
-	if !ok || err1 != nil || err2 != nil || lo < 1024 || hi > 65535 || lo > hi {
-		return 0, 0, fmt.Errorf("%s must be LO-HI with 1024 <= LO <= HI <= 65535", PortRangeEnv)
+	a, b, ok := strings.Cut(shard, "/")
+	i, err1 := strconv.Atoi(strings.TrimSpace(a))
+	n, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, fmt.Errorf("%s must be I/N with 0 <= I < N", ShardEnv)
 	}
-	return lo, hi, nil
+	span := (hi - lo + 1) / n
+	return lo + i*span, lo + (i+1)*span - 1, nil
 }
 
 // ephemeralLow is the first port of the kernel's ephemeral range (32768 where it cannot be read or is

@@ -4,26 +4,28 @@ import "testing"
 
 func TestPortRange(t *testing.T) {
 	for _, tc := range []struct {
-		in      string
+		shard   string
 		lo, hi  int
 		wantErr bool
 	}{
-		{in: "", lo: 10000, hi: 32767},
-		{in: "12000-15791", lo: 12000, hi: 15791},
-		{in: " 2000 - 2000 ", lo: 2000, hi: 2000},
-		{in: "15791-12000", wantErr: true},
-		{in: "80-90", wantErr: true},
-		{in: "10000-70000", wantErr: true},
-		{in: "10000", wantErr: true},
-		{in: "a-b", wantErr: true},
+		{shard: "", lo: 10000, hi: 32767},
+		{shard: "0/1", lo: 10000, hi: 32767},
+		{shard: "0/6", lo: 10000, hi: 13793},
+		{shard: "5/6", lo: 28970, hi: 32763},
+		{shard: " 1 / 2 ", lo: 21384, hi: 32767},
+		{shard: "6/6", wantErr: true},
+		{shard: "-1/6", wantErr: true},
+		{shard: "0/0", wantErr: true},
+		{shard: "3", wantErr: true},
+		{shard: "a/b", wantErr: true},
 	} {
-		lo, hi, err := portRange(tc.in, 32768)
+		lo, hi, err := portRange(tc.shard, 32768)
 		if (err != nil) != tc.wantErr {
-			t.Errorf("portRange(%q): error %v, want error %v", tc.in, err, tc.wantErr)
+			t.Errorf("portRange(%q): error %v, want error %v", tc.shard, err, tc.wantErr)
 			continue
 		}
 		if !tc.wantErr && (lo != tc.lo || hi != tc.hi) {
-			t.Errorf("portRange(%q) = %d-%d, want %d-%d", tc.in, lo, hi, tc.lo, tc.hi)
+			t.Errorf("portRange(%q) = %d-%d, want %d-%d", tc.shard, lo, hi, tc.lo, tc.hi)
 		}
 	}
 }

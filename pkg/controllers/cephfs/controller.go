@@ -39,7 +39,9 @@ const ConditionRetained = ControllerName + "Retained"
 
 // ConditionTypes are the condition types the controller writes: Retained, and the Degraded library-go's
 // factory writes for it (WithSyncDegradedOnError).
-func ConditionTypes() []string { return []string{ConditionRetained, ControllerName + "Degraded"} }
+func ConditionTypes() []string {
+	return append([]string{ConditionRetained}, conditiontypes.Degraded(ControllerName)...)
+}
 
 // Reasons of ConditionRetained.
 const (
