@@ -2,10 +2,12 @@
 #
 #   make build       the operator binary at _output/bin/manila-csi-driver-operator
 #   make bench       benchmark against the real test world; prints a table
-#   make demo        the operator's main job on a local control plane + Keystone/Manila (DEMO_ONESHOT=1 exits once converged)
+#   make demo        the operator's main job on a local control plane + Keystone/Manila (DEMO_ONESHOT=1 exits once converged);
+#                    installs/builds only what it uses first (make demo-deps)
 #   make test        unit + integration tests; installs/builds what they need first (make test-deps)
 #   make test-unit   unit tests only (no control plane, no OpenStack)
-#   make test-deps   apt packages (Keystone, Manila, Ceph), kube-apiserver + etcd, CRDs, the provisioning world, ceph-csi; idempotent
+#   make test-deps   apt packages (Keystone, Manila, Ceph), the Kubernetes-side binaries, CRDs, ceph-csi, CSO and the
+#                    predecessors, in parallel streams, with a time table at the end; idempotent (make deps-STEP: one step)
 #   make fuzz        each fuzz target for FUZZTIME executions (default 300000x); make test runs 10000x each
 #   make verify      gofmt and go vet
 #   make vendor      go mod tidy && go mod vendor (only when dependencies really change)
@@ -20,8 +22,8 @@ BIN        := $(OUTPUT)/bin
 K8S_VERSION ?= 1.36.2
 K8S_BIN    := $(BIN)/k8s-$(K8S_VERSION)
 CRD_DIR    := $(OUTPUT)/crds
-# manila-csi-plugin, csi-provisioner, csi-resizer, kube-controller-manager and the CSI node stand-in
-# of the end-to-end provisioning world (hack/provisioning.sh).
+# manila-csi-plugin, the CSI sidecars, kube-controller-manager, ceph-csi and the CSI node stand-in of the
+# end-to-end provisioning world (hack/k8s-binaries.sh, hack/ceph-csi.sh).
 PROV_BIN   := $(BIN)/provisioning
 # cluster-storage-operator (main, release-4.20, release-4.17) and the two OpenShift Manila operators it ran
 # before (hack/cso.sh), for test/framework/cso.go.
@@ -39,7 +41,7 @@ LDFLAGS    := -s -w -X $(PKG)/pkg/version.Version=$(VERSION) -X $(PKG)/pkg/versi
 # own control plane and OpenStack (hack/test-integration.sh, INTEGRATION_SHARDS).
 TEST_FLAGS ?= -count=1 -p 1 -timeout 45m
 
-.PHONY: all build bench demo test test-unit test-deps deps-apt deps-ceph deps-controlplane deps-crds deps-provisioning deps-cso fuzz verify vendor clean
+.PHONY: all build bench demo test test-unit test-deps demo-deps deps-apt deps-ceph deps-k8s deps-crds deps-cso fuzz verify vendor clean
 
 # Fuzz targets as package:function; their seed corpora live in each package's testdata/fuzz.
 FUZZ_TARGETS := ./pkg/classplan:FuzzClassNames ./pkg/cloudcredentials:FuzzDriverSecret \
@@ -54,7 +56,9 @@ all: build
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(OPERATOR) ./cmd/manila-csi-driver-operator
 
-demo: build test-deps
+# The operator's build runs beside the dependency streams (hack/deps.sh prints only a line per step).
+demo:
+	@$(MAKE) --no-print-directory -j2 build demo-deps
 	$(TEST_ENV) $(GO) run ./hack/demo
 
 bench: build test-deps
@@ -74,45 +78,24 @@ fuzz:
 test-unit:
 	$(GO) test -count=1 ./pkg/... ./cmd/... ./assets/... ./manifests/...
 
-test-deps: deps-apt deps-ceph deps-controlplane deps-crds deps-provisioning deps-cso
+# The steps run in parallel streams and print a time table at the end (hack/deps.sh); each is idempotent
+# and cached under _output/. A failing step stops make, named, with the end of its log.
+DEPS_ENV := K8S_VERSION=$(K8S_VERSION) K8S_BIN=$(K8S_BIN) PROV_BIN=$(PROV_BIN) CSO_BIN=$(CSO_BIN) CRD_DIR=$(CRD_DIR)
 
-deps-apt:
-	@echo "== step: apt packages (Keystone, Manila API, scheduler and share service, PostgreSQL, uwsgi, openssl, curl)"
-	SHARE_SERVICE=1 DB=postgresql bash hack/openstack-peer.sh install
+# Everything make test uses.
+test-deps:
+	@$(DEPS_ENV) bash hack/deps.sh test
 
-# A real Ceph (Debian's Pacific: mon, mgr, OSD, MDS, ceph-fuse) and the real ceph-csi, built from the
-# checked source archive in UPSTREAM_DIR against Debian's Ceph libraries (hack/ceph-csi.sh); idempotent.
-deps-ceph:
-	@echo "== step: Ceph packages and ceph-csi"
-	bash hack/ceph.sh install
-	GOFLAGS= bash hack/ceph-csi.sh build $(PROV_BIN)
+# Only what make demo uses: OpenStack's packages, the control plane, the CRDs and the provisioning
+# world's parts the demo's claim needs.
+demo-deps:
+	@$(DEPS_ENV) bash hack/deps.sh demo
 
-# Idempotent: each binary carries a version stamp and is built once (about 11 minutes with a cold Go cache).
-deps-provisioning:
-	@echo "== step: build the provisioning world (manila-csi-plugin, csi-provisioner, csi-resizer, csi-snapshotter, snapshot-controller, kube-controller-manager)"
-	GOFLAGS= K8S_VERSION=$(K8S_VERSION) bash hack/provisioning.sh build $(PROV_BIN)
-
-# Idempotent: each binary carries a version stamp naming its commit and source and is built once. The
-# module proxy is asked first; it refuses these commits, so they are built from the checked source
-# archives in UPSTREAM_DIR (default ../shared/upstream or /work/shared/upstream; see hack/cso.sh). The
-# step fails naming the binary and why (no archive, checksum mismatch, build error).
-deps-cso:
-	@echo "== step: build cluster-storage-operator (main, 4.20, 4.17) and the 4.17 and 4.18+ Manila operators"
-	GOFLAGS= bash hack/cso.sh build $(CSO_BIN)
-
-deps-controlplane: $(K8S_BIN)/kube-apiserver $(K8S_BIN)/etcd
-
-$(K8S_BIN)/kube-apiserver $(K8S_BIN)/etcd:
-	@echo "== step: build kube-apiserver + etcd v$(K8S_VERSION) from the Go module proxy"
-	GOFLAGS= K8S_VERSION=$(K8S_VERSION) BUILD_DIR=$(OUTPUT)/controlplane-build \
-		bash hack/controlplane.sh build $(K8S_BIN)
-
-deps-crds: $(CRD_DIR)/.done
-
-$(CRD_DIR)/.done: hack/controlplane.sh
-	@echo "== step: copy CRDs out of the module cache"
-	GOFLAGS= K8S_VERSION=$(K8S_VERSION) bash hack/controlplane.sh crds $(CRD_DIR)
-	touch $@
+# Single steps: Debian's Keystone, Manila and PostgreSQL; Debian's Ceph and the real ceph-csi built from
+# its checked source archive; the Kubernetes-side binaries from one module (hack/k8s-binaries.sh); the
+# CRDs; cluster-storage-operator and the two predecessors from their checked archives (hack/cso.sh).
+deps-apt deps-ceph deps-k8s deps-crds deps-cso:
+	@$(DEPS_ENV) bash hack/deps.sh $(@:deps-%=%)
 
 verify:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^vendor/')); \

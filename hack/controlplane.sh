@@ -1,29 +1,24 @@
 #!/usr/bin/env bash
-# controlplane.sh - build and run a real kube-apiserver + etcd ("envtest"-style)
-# control plane using only the Go module proxy (no GitHub/GCS downloads).
+# controlplane.sh - run a real kube-apiserver + etcd ("envtest"-style) control plane, built by
+# hack/k8s-binaries.sh from the Go module proxy only; and copy the CRDs the test world installs.
 #
 # Usage:
-#   controlplane.sh build  BIN_DIR            # build kube-apiserver + etcd into BIN_DIR
 #   controlplane.sh crds   CRD_DIR            # copy the operator's CRDs out of Go modules into CRD_DIR
 #   controlplane.sh start  BIN_DIR STATE_DIR  # start etcd + kube-apiserver on 127.0.0.1, random ports
 #   controlplane.sh stop   STATE_DIR          # stop what `start` started (by PID)
 #   controlplane.sh restart-apiserver STATE_DIR  # restart kube-apiserver alone, same port and etcd
 #   controlplane.sh stop-apiserver STATE_DIR     # stop kube-apiserver alone; etcd keeps running
 #   controlplane.sh start-apiserver STATE_DIR    # start it again after stop-apiserver, same port and etcd
-#   controlplane.sh build-controller-manager BIN_DIR  # kube-controller-manager, same version and method
-#                                             # (the provisioning world's PV binder; hack/provisioning.sh)
 #
 # After `start`: export KUBECONFIG=STATE_DIR/kubeconfig   (client-cert auth, user in system:masters)
 # For controller-runtime envtest: export KUBEBUILDER_ASSETS=BIN_DIR (holds kube-apiserver and etcd).
 #
-# Respects GOMODCACHE / GOCACHE / GOFLAGS from the environment. Needs: go >= 1.26, openssl, curl.
-# Tunables (env): K8S_VERSION (1.36.2), ETCD_VERSION (default: what k8s.io/kubernetes requires, v3.6.8),
-#   OPENSHIFT_API_VERSION, PROM_OPERATOR_VERSION, BUILD_DIR (scratch module dir), START_TIMEOUT (60).
+# Respects GOMODCACHE from the environment. Needs: go >= 1.26 (crds), openssl, curl.
+# Tunables (env): K8S_VERSION (1.36.2), OPENSHIFT_API_VERSION, PROM_OPERATOR_VERSION, START_TIMEOUT (60).
 #   CONTROLPLANE_PORTS ("ETCD PEER APISERVER" for `start`; unset: random free ports below the ephemeral range).
 set -euo pipefail
 
 K8S_VERSION="${K8S_VERSION:-1.36.2}"
-ETCD_VERSION="${ETCD_VERSION:-}"
 OPENSHIFT_API_VERSION="${OPENSHIFT_API_VERSION:-v0.0.0-20260728120005-8ba0b25b0f29}"
 PROM_OPERATOR_VERSION="${PROM_OPERATOR_VERSION:-v0.85.0}"
 START_TIMEOUT="${START_TIMEOUT:-60}"
@@ -32,95 +27,6 @@ log() { printf '[controlplane %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.1fs", b-a}'; }
-
-# ---------------------------------------------------------------- build
-write_build_module() { # $1 = module dir, $2... = commands under k8s.io/kubernetes/cmd to keep as tools
-  local dir="$1" staging minor="${K8S_VERSION#*.}" tool
-  shift
-  mkdir -p "$dir"
-  # k8s.io/kubernetes's own go.mod replaces every staging module with ./staging/...;
-  # `go install k8s.io/kubernetes/...@v` refuses that, so pin each to its published v0.Y.Z.
-  staging=$(cd "$dir" && GOWORK=off go mod download -json "k8s.io/kubernetes@v${K8S_VERSION}" |
-    sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",*$/\1/p' | xargs sed -n '/^replace (/,/^)/p' |
-    awk '/=>/ {print $1}')
-  [ -n "$staging" ] || die "could not read staging modules from k8s.io/kubernetes@v${K8S_VERSION} go.mod"
-  {
-    printf 'module example.com/controlplane-build\n\ngo 1.26.0\n\nrequire k8s.io/kubernetes v%s\n\nreplace (\n' "$K8S_VERSION"
-    for m in $staging; do printf '\t%s => %s v0.%s\n' "$m" "$m" "$minor"; done
-    printf ')\n\n// keeps k8s.io/kubernetes in go.mod through `go mod tidy`\n'
-    for tool in "$@"; do printf 'tool k8s.io/kubernetes/cmd/%s\n' "$tool"; done
-  } > "$dir/go.mod"
-}
-
-write_etcd_main() { # $1 = module dir
-  mkdir -p "$1/cmd/etcd"
-  cat > "$1/cmd/etcd/main.go" <<'EOF'
-// Command etcd is upstream etcd (go.etcd.io/etcd/server/v3/etcdmain), built from the module proxy.
-package main
-
-import (
-	"os"
-
-	"go.etcd.io/etcd/server/v3/etcdmain"
-)
-
-func main() { etcdmain.Main(os.Args) }
-EOF
-}
-
-# scratch_module DIR TOOL: writes the scratch module for k8s.io/kubernetes/cmd/TOOL into DIR, enters it
-# and fetches TOOL at K8S_VERSION (the caller adds what else it needs, then runs tidy_module).
-scratch_module() {
-  local dir="$1" tool="$2"
-  command -v go >/dev/null || die "go not on PATH"
-  export GOFLAGS="${GOFLAGS:-} -mod=mod" GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
-  log "writing scratch module $dir (k8s.io/kubernetes v$K8S_VERSION, $tool)"
-  rm -rf "$dir"; mkdir -p "$dir"
-  write_build_module "$dir" "$tool"
-  cd "$dir"
-  go get "k8s.io/kubernetes/cmd/$tool@v${K8S_VERSION}" >/dev/null 2>go-get.log || { cat go-get.log >&2; die "go get failed"; }
-}
-
-tidy_module() { go mod tidy 2>>go-get.log || { cat go-get.log >&2; die "go mod tidy failed"; }; }
-
-# build_k8s_tool TOOL BIN_DIR: builds the fetched tool with the version variables set.
-build_k8s_tool() {
-  local t; t=$(now)
-  go build -ldflags "$(k8s_ldflags)" -o "$2/$1" "k8s.io/kubernetes/cmd/$1"
-  log "built $1 in $(since "$t")"
-  "$2/$1" --version >&2
-}
-
-cmd_build() ( # subshell: cd + GOFLAGS stay local
-  local bin="${1:?usage: build BIN_DIR}" dir="${BUILD_DIR:-${TMPDIR:-/tmp}/controlplane-build-${K8S_VERSION}}" t
-  mkdir -p "$bin"; bin="$(cd "$bin" && pwd)"
-  t=$(now); scratch_module "$dir" kube-apiserver
-  write_etcd_main "$dir"
-  if [ -n "$ETCD_VERSION" ]; then go get "go.etcd.io/etcd/server/v3@${ETCD_VERSION}" 2>>go-get.log; fi
-  tidy_module
-  log "modules resolved+downloaded in $(since "$t")"
-  build_k8s_tool kube-apiserver "$bin"
-  t=$(now); go build -ldflags "-s -w" -o "$bin/etcd" ./cmd/etcd
-  log "built etcd in $(since "$t")"
-  "$bin/etcd" --version 2>&1 | sed -n 1p >&2
-)
-
-# k8s_ldflags: without the version variables the binaries report v0.0.0-master.
-k8s_ldflags() {
-  local minor="${K8S_VERSION#*.}"; minor="${minor%%.*}"
-  echo "-s -w -X k8s.io/component-base/version.gitVersion=v${K8S_VERSION} -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor} -X k8s.io/component-base/version.gitTreeState=clean"
-}
-
-# build-controller-manager BIN_DIR: kube-controller-manager from its own scratch module (the
-# apiserver's module stays as it is, so its go.sum and build cache are not disturbed).
-cmd_build-controller-manager() ( # subshell: cd + GOFLAGS stay local
-  local bin="${1:?usage: build-controller-manager BIN_DIR}" dir="${BUILD_DIR:-${TMPDIR:-/tmp}/kcm-build-${K8S_VERSION}}" t
-  mkdir -p "$bin"; bin="$(cd "$bin" && pwd)"
-  t=$(now); scratch_module "$dir" kube-controller-manager
-  tidy_module
-  log "modules resolved+downloaded in $(since "$t")"
-  build_k8s_tool kube-controller-manager "$bin"
-)
 
 # ---------------------------------------------------------------- crds
 moddir() { # module@version -> directory in GOMODCACHE (downloads if needed)
@@ -322,6 +228,6 @@ cmd_stop() {
 }
 
 case "${1:-}" in
-  build|build-controller-manager|crds|start|stop|restart-apiserver|stop-apiserver|start-apiserver) c="$1"; shift; "cmd_$c" "$@" ;;
+  crds|start|stop|restart-apiserver|stop-apiserver|start-apiserver) c="$1"; shift; "cmd_$c" "$@" ;;
   *) sed -n '2,24p' "$0"; exit 2 ;;
 esac

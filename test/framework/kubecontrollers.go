@@ -17,7 +17,7 @@ import (
 func (w *World) StartKubeControllers(t testing.TB, controllers ...string) {
 	t.Helper()
 	path := filepath.Join(ProvisioningBinDir(), "kube-controller-manager")
-	if err := requireFiles("kube-controller-manager (hack/provisioning.sh build "+ProvisioningBinDir()+")", path); err != nil {
+	if err := requireFiles("kube-controller-manager (hack/k8s-binaries.sh build: make deps-k8s)", path); err != nil {
 		t.Fatal(err)
 	}
 	logPath := filepath.Join(t.TempDir(), "kube-controller-manager.log")

@@ -96,7 +96,7 @@ func (w *World) StartNode(t testing.TB, opts NodeOptions) *NodeWorld {
 	t.Helper()
 	bin := ProvisioningBinDir()
 	driverBin, standinBin := filepath.Join(bin, "manila-csi-plugin"), filepath.Join(bin, "csi-node-standin")
-	if err := requireFiles("node world (hack/provisioning.sh build "+bin+")", driverBin, standinBin); err != nil {
+	if err := requireFiles("node world (hack/k8s-binaries.sh build: make deps-k8s)", driverBin, standinBin); err != nil {
 		t.Fatal(err)
 	}
 	cephCSIBin := filepath.Join(bin, "cephcsi")

@@ -18,9 +18,9 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
 
-// ProvisioningBinDir holds what hack/provisioning.sh builds: manila-csi-plugin, csi-provisioner,
-// kube-controller-manager and csi-node-standin (csi-resizer when it builds), csi-snapshotter and
-// snapshot-controller.
+// ProvisioningBinDir holds what hack/k8s-binaries.sh builds: manila-csi-plugin, csi-provisioner,
+// csi-resizer, kube-controller-manager, csi-node-standin, csi-snapshotter and snapshot-controller
+// (make demo builds only the first four and the stand-in), and hack/ceph-csi.sh's cephcsi.
 func ProvisioningBinDir() string {
 	return envOr("TEST_PROVISIONING_BIN_DIR", "_output/bin/provisioning")
 }
@@ -114,7 +114,7 @@ func (w *World) StartProvisioningWith(t testing.TB, opts ProvisioningOptions) *P
 	}
 	bin := ProvisioningBinDir()
 	binary := func(name string) string { return filepath.Join(bin, name) }
-	if err := requireFiles("provisioning world (hack/provisioning.sh build "+bin+")", binary("kube-controller-manager"),
+	if err := requireFiles("provisioning world (hack/k8s-binaries.sh build: make deps-k8s)", binary("kube-controller-manager"),
 		binary("manila-csi-plugin"), binary("csi-provisioner"), binary("csi-node-standin")); err != nil {
 		t.Fatal(err)
 	}

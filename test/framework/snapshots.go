@@ -26,7 +26,7 @@ var (
 	VolumeSnapshotContentGVR = schema.GroupVersionResource{Group: "snapshot.storage.k8s.io", Version: "v1", Resource: "volumesnapshotcontents"}
 )
 
-// snapshotBinaries are what the snapshot half of the provisioning world runs; hack/provisioning.sh
+// snapshotBinaries are what the snapshot half of the provisioning world runs; hack/k8s-binaries.sh
 // builds both from external-snapshotter/v8.
 var snapshotBinaries = []string{"csi-snapshotter", "snapshot-controller"}
 
@@ -41,7 +41,7 @@ func (p *ProvisioningWorld) startSnapshots(t testing.TB, w *World, pod *podRoot,
 	for i, name := range snapshotBinaries {
 		paths[i] = filepath.Join(bin, name)
 	}
-	if err := requireFiles("the snapshot pieces of the provisioning world (hack/provisioning.sh build "+bin+")", paths...); err != nil {
+	if err := requireFiles("the snapshot pieces of the provisioning world (hack/k8s-binaries.sh build: make deps-k8s)", paths...); err != nil {
 		p.snapshotsMissing = err
 		return
 	}
