@@ -80,7 +80,7 @@ test-unit:
 
 # The steps run in parallel streams and print a time table at the end (hack/deps.sh); each is idempotent
 # and cached under _output/. A failing step stops make, named, with the end of its log.
-DEPS_ENV := K8S_VERSION=$(K8S_VERSION) K8S_BIN=$(K8S_BIN) PROV_BIN=$(PROV_BIN) CSO_BIN=$(CSO_BIN) CRD_DIR=$(CRD_DIR)
+DEPS_ENV := K8S_VERSION=$(K8S_VERSION) K8S_BIN=$(K8S_BIN) PROV_BIN=$(PROV_BIN) CSO_BIN=$(CSO_BIN) CRD_DIR=$(CRD_DIR) PROJECT_GOFLAGS="$(GOFLAGS)"
 
 # Everything make test uses.
 test-deps:

@@ -13,7 +13,8 @@
 # which the world applies the CSI sidecars' ClusterRoles).
 #
 # Usage:
-#   cso.sh build OUT_DIR   # idempotent: a binary whose stamp names its pinned module@commit is kept
+#   cso.sh build OUT_DIR [NAME...]  # the named binaries (default: all); idempotent: a binary whose stamp
+#                                   # names its pinned module@commit is kept
 #   cso.sh versions        # the pins, one per line
 #
 # Each binary: the module proxy is asked once for module@commit. Where it serves it, the module is
@@ -176,15 +177,18 @@ copy_crds() {
 }
 
 cmd_build() {
-  OUT=${1:?usage: build OUT_DIR}; mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
+  OUT=${1:?usage: build OUT_DIR [NAME...]}; shift; mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
   SRC_DIR=${SRC_DIR:-$(dirname "$(dirname "$OUT")")/cso-src}
-  local t0 failed=() name module commit pkg msg; t0=$(now)
-  # One build at a time per OUT_DIR (a parallel `make test-deps` waits for this one).
-  exec 9>"$OUT/.lock"; flock 9
-  copy_crds
+  local t0 failed=() name module commit pkg msg want=" $* "; t0=$(now)
+  for name in "$@"; do grep -q "^$name " <<<"$BINARIES" || die "unknown binary $name"; done
+  (flock 9; copy_crds) 9>"$OUT/.crds.lock" || exit 1
   while read -r name module commit pkg; do
     [ -n "$name" ] || continue
+    [ "$want" = "  " ] || [[ $want == *" $name "* ]] || continue
+    # One build of a binary at a time (hack/deps.sh builds different ones side by side).
+    exec 9>"$OUT/.$name.lock"; flock 9
     build_module "$name" "$module" "$commit" "$pkg" </dev/null || { log "$name: ERROR: $ERR"; failed+=("$name ($ERR)"); }
+    exec 9>&-
   done <<<"$BINARIES"
   [ "${#failed[@]}" -eq 0 ] || { msg=$(printf '%s; ' "${failed[@]}"); die "not built: ${msg%; }"; }
   log "all built in $(since "$t0"): $(cd "$OUT" && echo *)"

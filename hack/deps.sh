@@ -11,13 +11,15 @@
 #
 # Steps: apt (Keystone, Manila, PostgreSQL, ...), ceph (Debian's Ceph, then ceph-csi, which links against
 # it), k8s-demo / k8s (hack/k8s-binaries.sh: all the Kubernetes-side binaries from one module in one go
-# build; k8s-demo is the subset the demo runs), crds, cso (hack/cso.sh).
-# Streams: the package manager's steps run one after another (dpkg takes one lock) with ceph-csi's build
-# after them; the Go builds run beside them, the k8s module's and cso's side by side: two go builds keep
-# both cores busy through each other's single-threaded phases (module downloads, links).
+# build; k8s-demo is the subset the demo runs), crds, cso (hack/cso.sh; cso-main, cso-4.20 and cso-4.17
+# are its generations), prebuild (the project's packages into the build cache).
+# Streams (make test): three, side by side, so that two go builds keep both cores busy through each
+# other's single-threaded phases (module downloads, links) and the package manager's steps overlap
+# the builds; the package manager's steps run one after another (dpkg takes one lock), ceph-csi after
+# them as it links against Ceph. The streams are balanced by the steps' measured times.
 # Each step's output goes to _output/deps/logs/STEP.log; a failing step is named with the end of its log.
 # The table (step, seconds, what it built) is printed at the end and kept in _output/deps/last.txt.
-# Environment (the Makefile passes it): K8S_VERSION, K8S_BIN, PROV_BIN, CSO_BIN, CRD_DIR.
+# Environment (the Makefile passes it): K8S_VERSION, K8S_BIN, PROV_BIN, CSO_BIN, CRD_DIR, PROJECT_GOFLAGS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUTPUT=$PWD/_output
@@ -26,6 +28,7 @@ K8S_BIN=${K8S_BIN:-$OUTPUT/bin/k8s-$K8S_VERSION}
 PROV_BIN=${PROV_BIN:-$OUTPUT/bin/provisioning}
 CSO_BIN=${CSO_BIN:-$OUTPUT/bin/cso}
 CRD_DIR=${CRD_DIR:-$OUTPUT/crds}
+PROJECT_GOFLAGS=${PROJECT_GOFLAGS:--mod=vendor -trimpath}
 DEPS=$OUTPUT/deps
 export K8S_VERSION GOFLAGS= GOTOOLCHAIN=local
 
@@ -39,6 +42,14 @@ step_k8s-demo() { bash hack/k8s-binaries.sh build "$K8S_BIN" "$PROV_BIN" $DEMO_K
 step_k8s() { bash hack/k8s-binaries.sh build "$K8S_BIN" "$PROV_BIN"; }
 step_crds() { bash hack/controlplane.sh crds "$CRD_DIR"; }
 step_cso() { bash hack/cso.sh build "$CSO_BIN"; }
+# The CSO generations in three steps, so they can build side by side: each pair shares its library-go
+# and Kubernetes release, so the second of a pair reuses most of the first's compiled packages.
+step_cso-main() { bash hack/cso.sh build "$CSO_BIN" cluster-storage-operator openstack-manila-csi-driver-operator; }
+step_cso-4.20() { bash hack/cso.sh build "$CSO_BIN" cluster-storage-operator-4.20; }
+step_cso-4.17() { bash hack/cso.sh build "$CSO_BIN" cluster-storage-operator-4.17 csi-driver-manila-operator-4.17; }
+# The project's own packages, compiled into the build cache with make test's flags, while a core is
+# free at the end of the streams: the unit and integration tests then compile only their test files.
+step_prebuild() { GOFLAGS=$PROJECT_GOFLAGS go build ./...; }
 
 now() { date +%s.%N; }
 
@@ -82,9 +93,9 @@ main() {
       stream apt & pids+=($!)
       stream k8s-demo crds & pids+=($!) ;;
     test)
-      stream apt ceph & pids+=($!)
-      stream k8s crds & pids+=($!)
-      stream cso & pids+=($!) ;;
+      stream apt ceph cso-4.17 & pids+=($!)
+      stream k8s crds cso-4.20 & pids+=($!)
+      stream cso-main prebuild & pids+=($!) ;;
     "") sed -n '2,22p' "$0"; exit 2 ;;
     *) stream "$@" || rc=1 ;;
   esac
