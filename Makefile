@@ -14,7 +14,9 @@
 
 SHELL := /bin/bash
 GO ?= go
-export GOFLAGS := -mod=vendor -trimpath
+# -dwarf=false: no debug info compiled that -s -w (release binary) and the tests never keep; every build of
+# the project and of its test world uses it, so they compile about a tenth faster (the tests' cold cost).
+export GOFLAGS := -mod=vendor -trimpath -gcflags=all=-dwarf=false
 export GOTOOLCHAIN := local
 
 OUTPUT     := $(CURDIR)/_output
@@ -37,9 +39,10 @@ PKG        := github.com/manila-csi/manila-csi-driver-operator
 # -s -w: no symbol table or DWARF in the release binary (stack traces keep their function names).
 LDFLAGS    := -s -w -X $(PKG)/pkg/version.Version=$(VERSION) -X $(PKG)/pkg/version.GitCommit=$(GIT_COMMIT)
 
-# Unit packages run one at a time; the integration tests run in six shards side by side, each with its
-# own control plane and OpenStack (hack/test-integration.sh, INTEGRATION_SHARDS).
-TEST_FLAGS ?= -count=1 -p 1 -timeout 45m
+# Unit packages build and run two at a time (no unit test starts a server of the world); the integration
+# tests run in six shards side by side, each with its own control plane and OpenStack
+# (hack/test-integration.sh, INTEGRATION_SHARDS).
+TEST_FLAGS ?= -count=1 -p 2 -timeout 45m
 
 .PHONY: all build bench demo test test-unit test-deps demo-deps deps-apt deps-ceph deps-k8s deps-crds deps-cso fuzz verify vendor clean
 

@@ -38,7 +38,7 @@ CEPH_CSI_ARCHIVE=${CEPH_CSI_ARCHIVE:-$UPSTREAM_DIR/ceph-csi-52fcb7b00c3d.tar.xz}
 GO_TAGS=${GO_TAGS:-ceph_preview}
 PKGS=(ceph-common ceph-fuse librados-dev libcephfs-dev librbd-dev gcc libc6-dev xz-utils)
 
-export GOFLAGS="-mod=vendor -trimpath -buildvcs=false" GOTOOLCHAIN=${GOTOOLCHAIN:-local} GOWORK=off CGO_ENABLED=1
+export GOFLAGS="-mod=vendor -trimpath -buildvcs=false -gcflags=all=-dwarf=false" GOTOOLCHAIN=${GOTOOLCHAIN:-local} GOWORK=off CGO_ENABLED=1
 export PATH=$PATH:/usr/local/go/bin
 
 log() { printf '[ceph-csi %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }

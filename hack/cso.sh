@@ -57,7 +57,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # project's (build_dir sets -mod per source). -buildvcs=false: an unpacked archive has no .git of its
 # own and sits inside this repository's work tree, whose VCS state is not the binary's.
 export GOTOOLCHAIN=local GOWORK=off
-GOFLAGS_BASE="-trimpath -buildvcs=false"
+GOFLAGS_BASE="-trimpath -buildvcs=false -gcflags=all=-dwarf=false"
 export GOFLAGS="-mod=mod $GOFLAGS_BASE"
 
 log() { printf '[cso %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }

@@ -28,7 +28,7 @@ K8S_BIN=${K8S_BIN:-$OUTPUT/bin/k8s-$K8S_VERSION}
 PROV_BIN=${PROV_BIN:-$OUTPUT/bin/provisioning}
 CSO_BIN=${CSO_BIN:-$OUTPUT/bin/cso}
 CRD_DIR=${CRD_DIR:-$OUTPUT/crds}
-PROJECT_GOFLAGS=${PROJECT_GOFLAGS:--mod=vendor -trimpath}
+PROJECT_GOFLAGS=${PROJECT_GOFLAGS:--mod=vendor -trimpath -gcflags=all=-dwarf=false}
 DEPS=$OUTPUT/deps
 export K8S_VERSION GOFLAGS= GOTOOLCHAIN=local
 
@@ -78,7 +78,7 @@ table() {
   printf '%-10s %8s  %s\n' step seconds status
   while read -r s secs status; do
     printf '%-10s %8s  %s\n' "$s" "$secs" "$status"
-    grep -hoE '(^|\] )[^ ]+: built in [0-9.]+s|built [a-z0-9. -]+ in [0-9.]+s|(unpacked|module resolved and downloaded) .* in [0-9.]+s' \
+    grep -hoE '(^|\] )[^ ]+: built in [0-9.]+s|built [a-z0-9. -]+ in [0-9.]+s|module resolved and downloaded in [0-9.]+s' \
       "$DEPS/logs/$s.log" 2>/dev/null | sed -E 's/^\] //; s/^/             /' || true
   done <"$DEPS/results"
   printf '%-10s %8s  (wall clock, streams side by side)\n' all "$1"

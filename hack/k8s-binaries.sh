@@ -29,8 +29,9 @@
 # Dependency modules' replace directives do not apply here: external-snapshotter replaces its
 # client/v8 with ./client, which is the module client/v8 at the same version, required below.
 # Tunables (env): the *_VERSION pins above, BUILD_DIR (the scratch module; default
-# K8S_BIN/../../k8s-build), GOFLAGS (this script sets -mod=mod -trimpath -buildvcs=false, the flags
-# every build of the test world uses, so they share the build cache).
+# K8S_BIN/../../k8s-build). GOFLAGS: this script sets -mod=mod -trimpath -buildvcs=false
+# -gcflags=all=-dwarf=false, the flags every build of the test world uses, so they share the build cache
+# (the binaries are linked with -s -w: no debug info is compiled that the link would drop).
 set -euo pipefail
 
 K8S_VERSION=${K8S_VERSION:-1.36.2}
@@ -40,7 +41,7 @@ RESIZER_VERSION=${RESIZER_VERSION:-v2.2.0}
 SNAPSHOTTER_VERSION=${SNAPSHOTTER_VERSION:-v8.6.0}
 HACK=$(cd "$(dirname "$0")" && pwd)
 
-export GOFLAGS="-mod=mod -trimpath -buildvcs=false" GOTOOLCHAIN=${GOTOOLCHAIN:-local} GOWORK=off
+export GOFLAGS="-mod=mod -trimpath -buildvcs=false -gcflags=all=-dwarf=false" GOTOOLCHAIN=${GOTOOLCHAIN:-local} GOWORK=off
 
 log() { printf '[k8s-binaries %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
