@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -429,24 +430,27 @@ var cephFSDegraded = regexp.MustCompile(`^ManilaCSIDriverOperatorCRDegraded: (Ma
 // Degraded=True of ClusterOperator storage that CSO derives from its Manila conditions (the union's
 // reason names ManilaCSIDriverOperator...): nothing else runs Cinder's operator here, whose part of
 // storage is not this test's. With cephFS, a Degraded whose Manila lines all come from the CephFS
-// instance is its own failure, which storage is meant to show.
+// instance is its own failure, which storage is meant to show. It first waits for a baseline: both
+// conditions written, Manila's part of them healthy. CSO's status controller writes storage from the
+// predecessor's conditions some time after the predecessor leads (without Manila nothing else makes the
+// test wait), and a recording that began before would blame the swap for CSO's own start.
 func watchStorageManila(t *testing.T, cephFS bool) func() []string {
-	changes := framework.SampleChanges(t, 200*time.Millisecond, func(ctx context.Context) (string, error) {
-		var bad []string
-		for _, ct := range []configv1.ClusterStatusConditionType{configv1.OperatorAvailable, configv1.OperatorDegraded} {
-			c, err := storageCondition(ctx, ct)
-			if err != nil {
-				return "", nil // CSO has not written it yet
-			}
-			wrong := (ct == configv1.OperatorAvailable) != (c.Status == configv1.ConditionTrue)
-			if wrong && ct == configv1.OperatorDegraded && cephFS && onlyCephFSManilaLines(c.Message) {
-				continue
-			}
-			if wrong && strings.Contains(c.Reason+c.Message, "ManilaCSIDriverOperator") {
-				bad = append(bad, fmt.Sprintf("%s=%s (%s): %s", c.Type, c.Status, c.Reason, c.Message))
-			}
+	framework.Eventually(t, csoSwapTimeout, "ClusterOperator storage written healthy from the predecessor's Manila conditions", func(ctx context.Context) error {
+		bad, err := storageManilaUnhealthy(ctx, cephFS)
+		if err != nil {
+			return err
 		}
-		return strings.Join(bad, "; "), nil
+		if bad != "" {
+			return errors.New(bad)
+		}
+		return nil
+	})
+	changes := framework.SampleChanges(t, 200*time.Millisecond, func(ctx context.Context) (string, error) {
+		bad, err := storageManilaUnhealthy(ctx, cephFS)
+		if err != nil {
+			return "", nil // not written: only after the baseline, by a CSO that restarts
+		}
+		return bad, nil
 	})
 	return func() []string {
 		var out []string
@@ -457,6 +461,27 @@ func watchStorageManila(t *testing.T, cephFS bool) func() []string {
 		}
 		return out
 	}
+}
+
+// storageManilaUnhealthy is what is wrong of ClusterOperator storage's Available and Degraded as CSO
+// derives them from its Manila conditions (see watchStorageManila); an error when either is not
+// written.
+func storageManilaUnhealthy(ctx context.Context, cephFS bool) (string, error) {
+	var bad []string
+	for _, ct := range []configv1.ClusterStatusConditionType{configv1.OperatorAvailable, configv1.OperatorDegraded} {
+		c, err := storageCondition(ctx, ct)
+		if err != nil {
+			return "", err
+		}
+		wrong := (ct == configv1.OperatorAvailable) != (c.Status == configv1.ConditionTrue)
+		if wrong && ct == configv1.OperatorDegraded && cephFS && onlyCephFSManilaLines(c.Message) {
+			continue
+		}
+		if wrong && strings.Contains(c.Reason+c.Message, "ManilaCSIDriverOperator") {
+			bad = append(bad, fmt.Sprintf("%s=%s (%s): %s", c.Type, c.Status, c.Reason, c.Message))
+		}
+	}
+	return strings.Join(bad, "; "), nil
 }
 
 // watchOperandDeployment samples the operand's controller Deployment: its generation, replicas and
