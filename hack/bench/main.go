@@ -140,10 +140,12 @@ func createTypes(ctx context.Context, t *testing.T, world *framework.World, from
 	}
 }
 
-// operator is the started binary and the memory cgroup it runs in.
+// operator is the started binary, the memory cgroup it runs in, and when it was started (just
+// before its exec: after its page cache drop and its cgroup's setup).
 type operator struct {
-	cmd *exec.Cmd
-	cg  memcg
+	cmd     *exec.Cmd
+	cg      memcg
+	started time.Time
 }
 
 // subject is a binary the bench measures and how it is started: the operator as its manifest runs
@@ -189,12 +191,13 @@ func startBinary(t *testing.T, world *framework.World, s subject, label string) 
 	if extra := os.Getenv("BENCH_ENV"); extra != "" { // e.g. GODEBUG=gctrace=1, to look into a figure
 		cmd.Env = append(cmd.Env, strings.Fields(extra)...)
 	}
+	started := time.Now()
 	process, err := framework.StartProcess(cmd)
 	if err != nil {
 		cg.remove()
 		t.Fatal(err)
 	}
-	return operator{cmd: cmd, cg: cg}, func() {
+	return operator{cmd: cmd, cg: cg, started: started}, func() {
 		process.Stop(30 * time.Second)
 		cg.remove()
 		logFile.Close()
@@ -235,9 +238,9 @@ func pollInterval(t *testing.T, world *framework.World, bin string) time.Duratio
 // measure starts the binary, waits for n classes and a settled operand, watches an idle window, and
 // then times how long a share type created in Manila (newType, unless empty) takes to become a class.
 func measure(t *testing.T, world *framework.World, s subject, n int, idle, poll time.Duration, newType string) result {
-	started := time.Now()
 	op, stop := startBinary(t, world, s, strconv.Itoa(n))
 	defer stop()
+	started := op.started
 	r := result{shareTypes: n, poll: poll}
 	r.startup = waitForClasses(t, world, n, started)
 	settle(t, world)

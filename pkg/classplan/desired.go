@@ -16,8 +16,8 @@ import (
 
 // Labels and annotations that mark and describe the classes the operator owns.
 const (
-	OwnerLabel               = "manila.csi.openstack.org/owned-by"
-	OwnerLabelValue          = names.OperatorName
+	OwnerLabel               = names.OwnerLabel
+	OwnerLabelValue          = names.OwnerLabelValue
 	ShareTypeNameAnnotation  = "manila.csi.openstack.org/share-type-name"
 	ShareTypeIDAnnotation    = "manila.csi.openstack.org/share-type-id"
 	StaleAnnotation          = "manila.csi.openstack.org/share-type-absent-since"

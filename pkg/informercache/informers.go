@@ -43,6 +43,13 @@ func LabelledCluster(kube kubernetes.Interface, selector string) informers.Share
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector }))
 }
 
+// Labelled is a factory whose informers hold the namespace's objects that carry the label selector.
+func Labelled(kube kubernetes.Interface, namespace, selector string) informers.SharedInformerFactory {
+	return informers.NewSharedInformerFactoryWithOptions(kube, Resync, informers.WithTransform(DropManagedFields),
+		informers.WithNamespace(namespace),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector }))
+}
+
 // Named is a factory whose informers hold one object of the namespace, by name (a field selector, so
 // that RBAC may grant list and watch of that name only).
 func Named(kube kubernetes.Interface, namespace, name string) informers.SharedInformerFactory {

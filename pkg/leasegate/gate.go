@@ -28,15 +28,17 @@ const recheck = time.Second
 // Gate watches the predecessors' leases in one namespace, each through an informer of that one name.
 type Gate struct {
 	namespace string
-	listers   map[string]coordinationlisters.LeaseNamespaceLister
-	factories []informers.SharedInformerFactory
-	clock     clock.PassiveClock
-	changed   chan struct{}
+	// generations are the watched ones, oldest first; listers holds each one's lease, by name.
+	generations []predecessor.Generation
+	listers     map[string]coordinationlisters.LeaseNamespaceLister
+	factories   []informers.SharedInformerFactory
+	clock       clock.PassiveClock
+	changed     chan struct{}
 }
 
-// New returns a gate on the predecessors' leases in namespace.
-func New(kube kubernetes.Interface, namespace string, clk clock.PassiveClock) *Gate {
-	g := &Gate{namespace: namespace, listers: map[string]coordinationlisters.LeaseNamespaceLister{}, clock: clk,
+// New returns a gate on the leases of the generations in namespace.
+func New(kube kubernetes.Interface, namespace string, generations []predecessor.Generation, clk clock.PassiveClock) *Gate {
+	g := &Gate{namespace: namespace, generations: generations, listers: map[string]coordinationlisters.LeaseNamespaceLister{}, clock: clk,
 		changed: make(chan struct{}, 1)}
 	notify := func(any) {
 		select {
@@ -44,7 +46,7 @@ func New(kube kubernetes.Interface, namespace string, clk clock.PassiveClock) *G
 		default:
 		}
 	}
-	for _, p := range predecessor.All {
+	for _, p := range generations {
 		f := informercache.Named(kube, namespace, p.Lease)
 		leases := f.Coordination().V1().Leases()
 		_, _ = leases.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: notify,
@@ -86,7 +88,7 @@ func (h Holder) Describe(namespace string) string {
 
 // Held returns a predecessor lease that a leader holds now, if any.
 func (g *Gate) Held() (Holder, bool) {
-	for _, p := range predecessor.All {
+	for _, p := range g.generations {
 		lease, err := g.listers[p.Lease].Get(p.Lease)
 		if err != nil {
 			continue // NotFound: never led here, or deleted

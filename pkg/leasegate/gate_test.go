@@ -48,7 +48,7 @@ func TestGateFollowsTheLeases(t *testing.T) {
 	defer cancel()
 	old := predecessor.CSIDriverManilaOperator.Lease
 	kube := fake.NewSimpleClientset(lease(old, "old-pod", time.Now(), 137))
-	g := New(kube, "ns", clock.RealClock{})
+	g := New(kube, "ns", predecessor.All, clock.RealClock{})
 	if !g.Start(ctx.Done(), ctx.Done()) {
 		t.Fatal("caches did not sync")
 	}
@@ -83,5 +83,27 @@ func TestGateFollowsTheLeases(t *testing.T) {
 	h, err := g.WaitTaken(ctx)
 	if err != nil || h.Generation.Lease != newer || h.Identity != "rollback-pod" {
 		t.Errorf("WaitTaken = %+v, %v; want rollback-pod's lease %s", h, err, newer)
+	}
+}
+
+// TestGateWatchesItsGenerationsOnly: a gate of csi-operator's generation (hosted) neither sees nor
+// waits for the older operator's lease, and sees its own.
+func TestGateWatchesItsGenerationsOnly(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	kube := fake.NewSimpleClientset(lease(predecessor.CSIDriverManilaOperator.Lease, "old-pod", time.Now(), 137))
+	g := New(kube, "ns", []predecessor.Generation{predecessor.CSIOperator}, clock.RealClock{})
+	if !g.Start(ctx.Done(), ctx.Done()) {
+		t.Fatal("caches did not sync")
+	}
+	if h, held := g.Held(); held {
+		t.Fatalf("Held = %+v: a lease of a generation the gate does not watch", h)
+	}
+	if _, err := kube.CoordinationV1().Leases("ns").Create(ctx, lease(predecessor.CSIOperator.Lease, "new-pod", time.Now(), 137), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h, err := g.WaitTaken(ctx)
+	if err != nil || h.Identity != "new-pod" {
+		t.Fatalf("WaitTaken = %+v, %v; want new-pod's lease", h, err)
 	}
 }

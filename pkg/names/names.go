@@ -18,6 +18,12 @@ const (
 	CephCSIPluginDir = "/var/lib/kubelet/plugins/" + CephCSIDriverName
 	// OperatorName is the component name used for events, leases and field managers.
 	OperatorName = "manila-csi-driver-operator"
+	// OwnerLabel (= OwnerLabelValue) marks the objects the operator owns where an informer selects them
+	// by label: its StorageClasses and cluster-scoped operand objects, and hosted its ConfigMaps in the
+	// HCP namespace.
+	OwnerLabel      = "manila.csi.openstack.org/owned-by"
+	OwnerLabelValue = OperatorName
+	OwnerSelector   = OwnerLabel + "=" + OwnerLabelValue
 	// OperatorNamespace is where the operator runs and where its input secret lives.
 	OperatorNamespace = "openshift-cluster-csi-drivers"
 	// OperandNamespace is where the driver's workloads run.

@@ -28,7 +28,6 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/state"
 )
 
 // clients are the API clients and informer factories shared by all controllers. Standalone there is
@@ -79,26 +78,26 @@ type clients struct {
 	// cloudConfig caches the cloud config ConfigMap only (layout's CloudConfigName): openshift-config,
 	// or hosted the HCP namespace, holds many other ConfigMaps, CA bundles among them.
 	cloudConfig informers.SharedInformerFactory
-	// hostedState and controllerDeployment, hosted only, cache the state ConfigMap and the controller
-	// Deployment only: the HCP namespace holds the whole control plane's.
-	hostedState, controllerDeployment informers.SharedInformerFactory
-	// hcpCACopy, hosted only, caches the HCP namespace's copy of the OpenStack CA only; the HCP
-	// namespace's factory (mgmtInformers) routes the kinds the operator applies there to factories of
-	// one object each (hcpRoutes).
-	hcpCACopy informers.SharedInformerFactory
+	// ownHCP, hosted only, caches the operator's own ConfigMaps in the HCP namespace (by its label,
+	// hcpRoutes), which holds the whole control plane's. hostedState (the state ConfigMap) and
+	// hcpCACopy (the copy of the OpenStack CA) are that factory, read by name; controllerDeployment
+	// caches the controller Deployment only.
+	ownHCP, hostedState, hcpCACopy, controllerDeployment informers.SharedInformerFactory
 }
 
 // hcpRoutes are the HCP namespace's informers of the kinds the operator applies there (the static
-// assets beside the controller: hosted.Management), each of the one object it applies: that namespace
-// holds the whole hosted control plane's ConfigMaps, ServiceAccounts, Services and PDBs. It returns
-// their factories, to be started.
-func hcpRoutes(kube kubernetes.Interface, hcp string) (informercache.Routes, []informers.SharedInformerFactory) {
-	ca := informercache.Named(kube, hcp, assets.ObjectName(assets.TrustedCABundle))
+// assets beside the controller: hosted.Management): that namespace holds the whole hosted control
+// plane's ConfigMaps, ServiceAccounts, Services and PDBs. The operator's ConfigMaps there (the
+// trusted CA bundle, the OpenStack CA's copy, the state) come from own, which selects them by the
+// operator's label: one watch for the three. The ServiceAccount, Service and PDB each have an
+// informer of their one object (a watch is of one kind: a label would not make fewer). It returns the
+// factories, to be started.
+func hcpRoutes(kube kubernetes.Interface, own informers.SharedInformerFactory, hcp string) (informercache.Routes, []informers.SharedInformerFactory) {
 	sa := informercache.Named(kube, hcp, assets.ObjectName(assets.ControllerServiceAccount))
 	svc := informercache.Named(kube, hcp, assets.ObjectName(assets.MetricsService))
 	pdb := informercache.Named(kube, hcp, assets.ObjectName(assets.ControllerPDB))
-	return informercache.Routes{ConfigMaps: ca.Core().V1().ConfigMaps(), ServiceAccounts: sa.Core().V1().ServiceAccounts(),
-		Services: svc.Core().V1().Services(), PodDisruptionBudgets: pdb.Policy().V1().PodDisruptionBudgets()}, []informers.SharedInformerFactory{ca, sa, svc, pdb}
+	return informercache.Routes{ConfigMaps: own.Core().V1().ConfigMaps(), ServiceAccounts: sa.Core().V1().ServiceAccounts(),
+		Services: svc.Core().V1().Services(), PodDisruptionBudgets: pdb.Policy().V1().PodDisruptionBudgets()}, []informers.SharedInformerFactory{own, sa, svc, pdb}
 }
 
 // controllerDeploymentName is the controller Deployment's name, as its asset has it.
@@ -169,18 +168,19 @@ func newClients(cc *controllercmd.ControllerContext, f Flavour, guestConfig *res
 		if c.mgmtDynamic, err = dynamic.NewForConfig(cc.KubeConfig); err != nil {
 			return nil, err
 		}
-		routes, routeFactories := hcpRoutes(c.mgmtKube, hcp)
+		c.ownHCP = informercache.Labelled(c.mgmtKube, hcp, names.OwnerSelector)
+		routes, routeFactories := hcpRoutes(c.mgmtKube, c.ownHCP, hcp)
 		c.mgmtInformers = v1helpers.NewFakeKubeInformersForNamespaces(map[string]informers.SharedInformerFactory{
 			hcp: informercache.Routed(informercache.KubeForNamespaces(c.mgmtKube, hcp).InformersFor(hcp), routes)})
 		hostedFactories = append(hostedFactories, routeFactories...)
-		c.hcpCACopy = informercache.Named(c.mgmtKube, hcp, names.CloudCAConfigMap)
+		c.hcpCACopy = c.ownHCP
 		c.metricsCert = informercache.Named(c.mgmtKube, hcp, MetricsCertSecret)
 		c.operatorConfig = informercache.Named(kube, names.OperatorNamespace, operatorconfig.ConfigMapName)
 		c.hostedControlPlanes = dynamicinformer.NewFilteredDynamicSharedInformerFactory(c.mgmtDynamic, informercache.Resync, hcp, nil)
 		c.otherCredentials = informercache.Named(c.mgmtKube, hcp, c.layout.OtherCredentialsSecret)
-		c.hostedState = informercache.Named(c.mgmtKube, hcp, state.ConfigMapName)
+		c.hostedState = c.ownHCP
 		c.controllerDeployment = informercache.Named(c.mgmtKube, hcp, controllerDeploymentName)
-		hostedFactories = append(hostedFactories, c.metricsCert, c.operatorConfig, c.otherCredentials, c.hostedState, c.controllerDeployment, c.hcpCACopy)
+		hostedFactories = append(hostedFactories, c.metricsCert, c.operatorConfig, c.otherCredentials, c.controllerDeployment)
 	} else {
 		c.operatorConfig = kubeInformers.InformersFor(names.OperatorNamespace)
 	}

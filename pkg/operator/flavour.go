@@ -9,6 +9,7 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hosted"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/predecessor"
 )
 
 // Flavour is the operand's form, chosen once: standalone, or hosted in a hosted control plane (the
@@ -97,4 +98,15 @@ func (f Flavour) ReadsLegacyConfig() bool { return !f.IsHosted() }
 func onCluster(files []string, cluster hosted.Cluster) []string {
 	on := hosted.AssetsOn(cluster)
 	return slices.DeleteFunc(slices.Clone(files), func(f string) bool { return !slices.Contains(on, f) })
+}
+
+// Predecessors are the generations of OpenShift's Manila operator that may lead where this one runs.
+// Hosted, only csi-operator's: OpenShift 4.17's operator never ran in a hosted control plane
+// (cluster-storage-operator 4.17 ships no hosted assets for Manila, and it has no guest kubeconfig), and
+// each lease watched there is a watch per hosted cluster on the management API.
+func (f Flavour) Predecessors() []predecessor.Generation {
+	if f.IsHosted() {
+		return []predecessor.Generation{predecessor.CSIOperator}
+	}
+	return predecessor.All
 }

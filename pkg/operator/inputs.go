@@ -67,7 +67,8 @@ func newSharedInputs(f Flavour, c *clients, render resourceapply.AssetFunc) (*sh
 		caCopy := c.hcpCACopy.Core().V1().ConfigMaps()
 		caCopies = append(caCopies, caCopy.Lister().ConfigMaps(layout.ControllerNamespace))
 		in.stateInformer = in.stateConfigMaps
-		mountInformers = append(mountInformers, hooks.Events(in.stateConfigMaps.Informer(), hooks.Named(state.ConfigMapName)), caCopy.Informer())
+		// One informer holds both (the operator's own ConfigMaps in the HCP namespace, clients.ownHCP).
+		mountInformers = append(mountInformers, hooks.Events(in.stateConfigMaps.Informer(), hooks.Named(state.ConfigMapName, names.CloudCAConfigMap)))
 	}
 	operandSecrets := in.operandNS.Secrets().Lister().Secrets(names.OperandNamespace)
 	in.mounts = hooks.Mounts{

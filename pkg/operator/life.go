@@ -130,7 +130,7 @@ func (l *life) connect() (event, error) {
 	if l.c, err = newClients(l.cc, l.f, guestConfig); err != nil {
 		return evFailed, err
 	}
-	l.gate = leasegate.New(l.c.mgmtKube, l.cc.OperatorNamespace, l.c.clock)
+	l.gate = leasegate.New(l.c.mgmtKube, l.cc.OperatorNamespace, l.f.Predecessors(), l.c.clock)
 	var gateCtx context.Context
 	gateCtx, l.stopGate = context.WithCancel(context.Background())
 	if !l.gate.Start(gateCtx.Done(), l.leading.Done()) {

@@ -117,8 +117,14 @@ func newOperandControllers(c *clients, recorder events.Recorder, f Flavour, rend
 		mgmt := c.controllerDeployment
 		deployments = mgmt
 		mgmtStatic, mgmtRender := f.ManagementStatic(render)
+		// Its every-minute Gets of the ServiceAccount, Service and PDB are answered from their informers
+		// (each of its one object): a hosted cluster's idle requests to the management API.
+		hcp := c.mgmtInformers.InformersFor(c.layout.ControllerNamespace)
+		cachedMgmt := informercache.CachedGets(c.mgmtKube, informercache.Getters{Namespace: c.layout.ControllerNamespace,
+			ServiceAccounts: hcp.Core().V1().ServiceAccounts().Lister(), Services: hcp.Core().V1().Services().Lister(),
+			PodDisruptionBudgets: hcp.Policy().V1().PodDisruptionBudgets().Lister()})
 		controlPlane = csicontrollerset.NewCSIControllerSet(c.operatorClient, recorder).
-			WithStaticResourcesController(controlPlaneStaticResourcesController, c.mgmtKube, c.mgmtDynamic, c.mgmtInformers,
+			WithStaticResourcesController(controlPlaneStaticResourcesController, cachedMgmt, c.mgmtDynamic, c.mgmtInformers,
 				mgmtRender, mgmtStatic).
 			WithCSIDriverControllerService(controllerServiceController, render, w.ControllerAsset, c.mgmtKube,
 				mgmt, c.configInformer, w.ControllerInformers, w.Controller...)

@@ -79,6 +79,24 @@ func (l *life) startControllers(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	var operand *operandControllers
+	var operandOnce sync.Once
+	startOperand := func(why string) {
+		operandOnce.Do(func() {
+			klog.Infof("Starting the Manila CSI driver controllers: %s", why)
+			operand.Run(ctx)
+		})
+	}
+	own := o.ownControllers(ctx, f, c, in, recorder, startOperand)
+	if f.IsHosted() && !l.retry("Labelling the operator's ConfigMaps in namespace "+c.layout.ControllerNamespace, func(ctx context.Context) error {
+		return labelOwnConfigMaps(ctx, c.mgmtKube, c.layout.ControllerNamespace)
+	}) {
+		return false, nil
+	}
+	// The informers of the controllers built so far fill while the one-off reports below are written
+	// (none of the controllers runs before the reports).
+	klog.Infof("Starting %s for ClusterCSIDriver %s", names.OperatorName, names.CSIDriverName)
+	c.start(ctx.Done())
 	if !l.retry("Reporting the --config file on ClusterCSIDriver "+names.CSIDriverName, func(ctx context.Context) error {
 		return o.reportServingConfig(ctx, c)
 	}) {
@@ -95,19 +113,13 @@ func (l *life) startControllers(ctx context.Context) (bool, error) {
 			return false, nil
 		}
 	}
-	operand := newOperandControllers(c, recorder, f, render, in.mounts, in.store, f.StandaloneExtras() && len(missingRights) == 0)
-	var operandOnce sync.Once
-	startOperand := func(why string) {
-		operandOnce.Do(func() {
-			klog.Infof("Starting the Manila CSI driver controllers: %s", why)
-			operand.Run(ctx)
-		})
-	}
-	own := o.ownControllers(ctx, f, c, in, recorder, startOperand)
-
-	klog.Infof("Starting %s for ClusterCSIDriver %s", names.OperatorName, names.CSIDriverName)
-	c.start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), in.operatorNS.ConfigMaps().Informer().HasSynced, in.stateConfigMaps.Informer().HasSynced) {
+	operand = newOperandControllers(c, recorder, f, render, in.mounts, in.store, f.StandaloneExtras() && len(missingRights) == 0)
+	// Listed before the start below, which so starts any of them no controller asked for.
+	inputs := startInputs(c, in)
+	c.start(ctx.Done()) // the operand controllers' informers
+	// Without polling (library-go's controllers look every 100 ms): the caches the first Manila poll
+	// and the StorageClasses' first sync read, so that those two run at once.
+	if !cache.WaitFor(ctx, "", syncedCheckers(inputs)...) {
 		return false, nil
 	}
 	if at, found := in.store.Get(state.ManilaFoundKey); found {
@@ -122,6 +134,34 @@ func (l *life) startControllers(ctx context.Context) (bool, error) {
 		go guest.controller(cc, o.PollInterval).Run(ctx, 1)
 	}
 	return true, nil
+}
+
+// startInputs are the informers the first Manila poll and the StorageClasses' first sync read (with the
+// state ConfigMap's, which says whether the operand starts at once).
+func startInputs(c *clients, in *sharedInputs) []cache.SharedIndexInformer {
+	out := []cache.SharedIndexInformer{
+		c.operatorClient.Informer(),
+		c.operatorInformer.Operator().V1().ClusterCSIDrivers().Informer(),
+		c.configInformer.Config().V1().Infrastructures().Informer(),
+		c.credentials.Core().V1().Secrets().Informer(),
+		c.cloudConfig.Core().V1().ConfigMaps().Informer(),
+		c.installConfig.Core().V1().ConfigMaps().Informer(),
+		c.kubeInformers.InformersFor("").Storage().V1().StorageClasses().Informer(),
+		in.operatorNS.ConfigMaps().Informer(),
+		in.stateConfigMaps.Informer(),
+	}
+	if c.otherCredentials != nil {
+		out = append(out, c.otherCredentials.Core().V1().Secrets().Informer())
+	}
+	return out
+}
+
+func syncedCheckers(informers []cache.SharedIndexInformer) []cache.DoneChecker {
+	out := make([]cache.DoneChecker, 0, len(informers))
+	for _, i := range informers {
+		out = append(out, i.HasSyncedChecker())
+	}
+	return out
 }
 
 // ownControllers builds the operator's own controllers (pkg/controllers): the Manila poll, which

@@ -68,14 +68,17 @@ func (s *Store) Set(ctx context.Context, key, value string) error {
 	if _, err := s.lister.Get(ConfigMapName); apierrors.IsNotFound(err) {
 		_, err = api.Create(ctx, &corev1.ConfigMap{
 			ObjectMeta: metav1.ObjectMeta{Name: ConfigMapName, Namespace: s.namespace,
-				Labels: map[string]string{"app.kubernetes.io/managed-by": names.OperatorName}},
+				Labels: map[string]string{"app.kubernetes.io/managed-by": names.OperatorName, names.OwnerLabel: names.OwnerLabelValue}},
 			Data: map[string]string{key: value},
 		}, metav1.CreateOptions{})
 		if !apierrors.IsAlreadyExists(err) {
 			return err
 		}
 	}
-	patch, err := json.Marshal(map[string]any{"data": map[string]string{key: value}})
+	// The owner label too: hosted, the ConfigMap is cached by it (one informer of the operator's own
+	// ConfigMaps in the HCP namespace), and one written before it was labelled gets it here.
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{names.OwnerLabel: names.OwnerLabelValue}},
+		"data": map[string]string{key: value}})
 	if err != nil {
 		return err
 	}

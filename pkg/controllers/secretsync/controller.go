@@ -288,9 +288,11 @@ func (c *Controller) applyCACopies(ctx context.Context, recorder events.Recorder
 	if err != nil || c.d.ControllerConfigMaps == nil {
 		return err
 	}
+	// Labelled: the HCP namespace's informer of the operator's ConfigMaps selects them by it.
 	_, _, err = resourceapply.ApplyConfigMap(ctx, c.d.ControllerConfigMaps, recorder, &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: names.CloudCAConfigMap, Namespace: c.d.Layout.ControllerNamespace},
-		Data:       map[string]string{names.CABundleKey: string(pem)},
+		ObjectMeta: metav1.ObjectMeta{Name: names.CloudCAConfigMap, Namespace: c.d.Layout.ControllerNamespace,
+			Labels: map[string]string{names.OwnerLabel: names.OwnerLabelValue}},
+		Data: map[string]string{names.CABundleKey: string(pem)},
 	})
 	return err
 }
