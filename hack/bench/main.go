@@ -9,7 +9,8 @@
 // the same figures on an empty cluster and on one with BENCH_SCALE's claims, ConfigMaps and Secrets
 // in other namespaces (BENCH_SCALE=off skips it, BENCH_ONLY=scale runs it alone). Then hosted
 // (hosted.go): N hosted operators on one management kube-apiserver, this one and csi-operator's, for
-// each N of BENCH_HOSTED (default 1,10,30; off skips it, BENCH_ONLY=hosted runs it alone). BENCH_TYPES,
+// each N of BENCH_HOSTED (default 1,10,30; off skips it, BENCH_ONLY=hosted runs it alone; the largest N
+// idles BENCH_HOSTED_IDLE, by default 15 minutes, to hold the watches' renewals). BENCH_TYPES,
 // BENCH_ENV and BENCH_LOG_DIR help look into a figure.
 package main
 
