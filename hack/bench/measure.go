@@ -166,52 +166,50 @@ func isOperatorUser(user string) bool { return user == operatorUser }
 // readAudit returns the operator's requests, one per audit ID.
 func readAudit(t *testing.T, path string) []auditEvent { return readAuditOf(t, path, isOperatorUser) }
 
-// readAuditOf returns the requests of the users who matches, one per audit ID.
+// readAuditOf returns the requests of the users who matches, one per audit ID (its first stage).
 func readAuditOf(t *testing.T, path string, who func(string) bool) []auditEvent {
+	seen := map[string]bool{}
+	var out []auditEvent
+	scanAudit(t, path, func(e auditEvent) {
+		if who(e.User.Username) && !seen[string(e.AuditID)] {
+			seen[string(e.AuditID)] = true
+			out = append(out, e)
+		}
+	})
+	return out
+}
+
+// scanAudit calls fn with each event of the audit log at path, every stage of each request.
+func scanAudit(t *testing.T, path string, fn func(auditEvent)) {
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	seen := map[string]bool{}
-	var out []auditEvent
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
 		var e auditEvent
-		if json.Unmarshal(sc.Bytes(), &e.Event) != nil || !who(e.User.Username) || seen[string(e.AuditID)] {
-			continue
+		if json.Unmarshal(sc.Bytes(), &e.Event) == nil {
+			fn(e)
 		}
-		seen[string(e.AuditID)] = true
-		out = append(out, e)
 	}
-	return out
 }
 
 // meanWatchLife is the mean time from open to close of the watches of the users who matches that
 // closed between from and to (the audit log's ResponseComplete of each watch), so not the ones a
 // stop of the process cut; zero when none closed.
 func meanWatchLife(t *testing.T, path string, who func(string) bool, from, to time.Time) time.Duration {
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var sum time.Duration
 	n := 0
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var e auditv1.Event
-		if json.Unmarshal(sc.Bytes(), &e) != nil || e.Verb != "watch" || e.Stage != auditv1.StageResponseComplete || !who(e.User.Username) {
-			continue
+	scanAudit(t, path, func(e auditEvent) {
+		closed := e.StageTimestamp.Time
+		if e.Verb != "watch" || e.Stage != auditv1.StageResponseComplete || !who(e.User.Username) || closed.Before(from) || closed.After(to) {
+			return
 		}
-		if closed := e.StageTimestamp.Time; closed.Before(from) || closed.After(to) {
-			continue
-		}
-		sum += e.StageTimestamp.Sub(e.RequestReceivedTimestamp.Time)
+		sum += closed.Sub(e.RequestReceivedTimestamp.Time)
 		n++
-	}
+	})
 	if n == 0 {
 		return 0
 	}
