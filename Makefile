@@ -39,10 +39,13 @@ PKG        := github.com/manila-csi/manila-csi-driver-operator
 # -s -w: no symbol table or DWARF in the release binary (stack traces keep their function names).
 LDFLAGS    := -s -w -X $(PKG)/pkg/version.Version=$(VERSION) -X $(PKG)/pkg/version.GitCommit=$(GIT_COMMIT)
 
-# Unit packages build and run two at a time (no unit test starts a server of the world); the integration
-# tests run in six shards side by side, each with its own control plane and OpenStack
-# (hack/test-integration.sh, INTEGRATION_SHARDS).
-TEST_FLAGS ?= -count=1 -p 2 -timeout 45m
+# Unit packages build and run two at a time (no unit test starts a server of the world); go test keeps
+# their results in its cache and runs a package again only when it, a dependency, or a file or variable
+# its tests read changed (UNIT_TEST_FLAGS=-count=1 runs them all). The integration tests always run, in
+# six shards side by side, each with its own control plane and OpenStack (hack/test-integration.sh,
+# INTEGRATION_SHARDS).
+UNIT_TEST_FLAGS ?=
+TEST_FLAGS ?= $(UNIT_TEST_FLAGS) -p 2 -timeout 45m
 
 .PHONY: all build bench demo test test-unit test-deps demo-deps deps-apt deps-ceph deps-k8s deps-crds deps-cso fuzz verify vendor clean
 

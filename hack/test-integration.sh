@@ -39,7 +39,9 @@ for ((s = 0; s < SHARDS; s++)); do
   echo "== integration shard $((s + 1))/$SHARDS: ${#names[@]} tests"
   # TEST_SHARD: each shard hands out ports from a part of its own (test/framework/ports.go), so a
   # server a test stops for a while keeps its port free for its return.
-  (cd "$PKG" && TEST_SHARD="$s/$SHARDS" TEST_OPERATOR_BINARY="$out/manila-csi-driver-operator" exec "$bin" -test.v -test.count=1 -test.timeout=40m -test.run "$regex") > "$out/shard-$s.log" 2>&1 &
+  # The shard's own wall time goes to shard-N.secs: a plan far from even shows in them.
+  (began=$(date +%s); cd "$PKG" && TEST_SHARD="$s/$SHARDS" TEST_OPERATOR_BINARY="$out/manila-csi-driver-operator" "$bin" -test.v -test.count=1 -test.timeout=40m -test.run "$regex"
+   rc=$?; echo $(( $(date +%s) - began )) > "$out/shard-$s.secs"; exit $rc) > "$out/shard-$s.log" 2>&1 &
   pids+=("$!:$s")
 done
 rc=0
@@ -47,7 +49,7 @@ for entry in "${pids[@]}"; do
   pid=${entry%%:*} s=${entry##*:}
   if wait "$pid"; then status=ok; else status=FAILED; rc=1; fi
   if grep -qE '^ *--- SKIP' "$out/shard-$s.log"; then status="FAILED (a test skipped)"; rc=1; fi
-  echo "== integration shard $((s + 1))/$SHARDS $status"
+  echo "== integration shard $((s + 1))/$SHARDS $status in $(cat "$out/shard-$s.secs" 2>/dev/null || echo '?') s"
   if [ "$status" = ok ]; then
     grep -E '^--- PASS' "$out/shard-$s.log" | sed -E 's/^--- PASS: ([^ ]+) \(([0-9.]+)s\)$/\2 \1/' | sort -rn |
       awk '{printf "  %7.1fs %s\n", $1, $2}'

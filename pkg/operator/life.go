@@ -173,6 +173,7 @@ func (l *life) await() (event, error) {
 	stopReporting()
 	<-reported // before the removal below, so that a late report cannot outlive it
 	if err != nil {
+		l.clearPredecessorLeaseOnExit()
 		return l.ended(), nil
 	}
 	if !l.retry("Clearing "+PredecessorLeaseDegraded+" on ClusterCSIDriver "+names.CSIDriverName, func(ctx context.Context) error {
@@ -181,6 +182,21 @@ func (l *life) await() (event, error) {
 		return l.ended(), nil
 	}
 	return evReady, nil
+}
+
+// clearPredecessorLeaseOnExit removes PredecessorLeaseDegraded as the process ends while it waits:
+// it says what this process is doing (nothing, because a predecessor leads), which stops being true
+// with the process, and nobody else removes it. The removal gets HandOverWait (5 s without one), the
+// part of the pod's grace a stopping process spends on the ClusterCSIDriver.
+func (l *life) clearPredecessorLeaseOnExit() {
+	wait := l.o.HandOverWait
+	if wait <= 0 {
+		wait = 5 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	retryUntil(ctx, "Clearing "+PredecessorLeaseDegraded+" on ClusterCSIDriver "+names.CSIDriverName+" as the process ends",
+		func(ctx context.Context) error { return removeConditions(ctx, l.c, []string{PredecessorLeaseDegraded}) })
 }
 
 // lead starts the informers and controllers (startControllers) and runs them until a predecessor

@@ -46,6 +46,9 @@ type OpenStack struct {
 	AdminPassword string
 	// AppCredential is the admin's application credential, made at start with a sentinel secret.
 	AppCredential AppCredential
+
+	adminMu      sync.Mutex
+	adminSession *gophercloud.ProviderClient
 }
 
 // AppCredential is a Keystone application credential.
@@ -175,15 +178,29 @@ func (o *OpenStack) Log(name string) string {
 	return string(b)
 }
 
-// admin authenticates anew each call, so catalog changes are seen at once.
+// admin is the admin's session, logged in once and again whenever Keystone refuses its token
+// (gophercloud's re-authentication): each login costs Keystone a token and Manila a validation, and
+// the tests ask many times a second while they wait. The identity endpoint never moves and Manila's
+// is the world's own (ManilaURL), so a catalog read at the login stays good.
 func (o *OpenStack) admin(ctx context.Context) (*gophercloud.ProviderClient, error) {
-	return gcopenstack.AuthenticatedClient(ctx, gophercloud.AuthOptions{
+	o.adminMu.Lock()
+	defer o.adminMu.Unlock()
+	if o.adminSession != nil {
+		return o.adminSession, nil
+	}
+	provider, err := gcopenstack.AuthenticatedClient(ctx, gophercloud.AuthOptions{
 		IdentityEndpoint: o.AuthURL(),
 		Username:         "admin",
 		Password:         o.AdminPassword,
 		DomainID:         "default",
 		Scope:            &gophercloud.AuthScope{ProjectName: "admin", DomainID: "default"},
+		AllowReauth:      true,
 	})
+	if err != nil {
+		return nil, err
+	}
+	o.adminSession = provider
+	return provider, nil
 }
 
 func (o *OpenStack) identity(ctx context.Context) (*gophercloud.ServiceClient, error) {

@@ -138,6 +138,22 @@ func (cp *ControlPlane) Condition(t testing.TB, condType string) *operatorv1.Ope
 	return v1helpers.FindOperatorCondition(driver.Status.Conditions, condType)
 }
 
+// SetCondition writes a condition into the ClusterCSIDriver's status as another writer would (a
+// process that was killed before it could remove it, say).
+func (cp *ControlPlane) SetCondition(t testing.TB, cond operatorv1.OperatorCondition) {
+	t.Helper()
+	cond.LastTransitionTime = metav1.Now()
+	Eventually(t, DefaultTimeout, "condition "+cond.Type+" written", func(ctx context.Context) error {
+		driver, err := cp.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		v1helpers.SetOperatorCondition(&driver.Status.Conditions, cond)
+		_, err = cp.Operator.OperatorV1().ClusterCSIDrivers().UpdateStatus(ctx, driver, metav1.UpdateOptions{})
+		return err
+	})
+}
+
 // UpdateClusterCSIDriver applies mutate to the ClusterCSIDriver's spec and updates it.
 func (cp *ControlPlane) UpdateClusterCSIDriver(t testing.TB, mutate func(*operatorv1.ClusterCSIDriver)) {
 	t.Helper()

@@ -51,13 +51,21 @@ func TestPredecessorThatNeverLetsGo(t *testing.T) {
 	world.WaitForNoCondition(t, operator.PredecessorLeaseDegraded)
 	world.WaitForStorageClass(t, "csi-manila-held-type", func(*storagev1.StorageClass) error { return nil })
 
-	// The condition outlives the process that wrote it: stopped while reporting, and the lease let go
-	// meanwhile, the next process finds it free at once and must still clear it.
+	// Stopped while it waits, the process takes its condition with it: what it said (it manages
+	// nothing because a predecessor leads) ends with it, and no one else would remove it.
 	op.Stop()
 	world.PredecessorTakesItsLease(t, framework.Predecessor418, "stuck-pod_0d1e")
 	op = world.RunOperatorWith(t, opts, nil)
 	world.WaitForCondition(t, operator.PredecessorLeaseDegraded, operatorv1.ConditionTrue)
 	op.Stop()
+	if c := world.Condition(t, operator.PredecessorLeaseDegraded); c != nil {
+		t.Errorf("%s=%s left behind by a process stopped while a predecessor led", c.Type, c.Status)
+	}
+
+	// One left by a process that could not remove it (killed): the next process finds the lease free
+	// at once and still clears it.
+	world.SetCondition(t, operatorv1.OperatorCondition{Type: operator.PredecessorLeaseDegraded, Status: operatorv1.ConditionTrue,
+		Reason: operator.ReasonPredecessorHoldsIt, Message: "left by a killed process"})
 	if err := world.Kube.CoordinationV1().Leases(names.OperatorNamespace).Delete(ctx, lease, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
