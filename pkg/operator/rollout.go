@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
@@ -13,7 +14,8 @@ import (
 // Deployment to another pod template: its ReplicaSet was scaled to zero. That is how cluster-storage-
 // operator swaps one Manila operator's image for another's; a pod deleted, evicted or drained is
 // replaced by its own ReplicaSet, which still wants it, and a process outside a pod has none. Only a
-// rollout may bring a predecessor that is not leading yet.
+// rollout may bring a predecessor that is not leading yet, and only one to another image: a rollout that
+// keeps this pod's images (a changed argument, variable or annotation) brings this operator again.
 func replacedByRollout(ctx context.Context, kube kubernetes.Interface, namespace string) bool {
 	podName := os.Getenv("POD_NAME")
 	if podName == "" {
@@ -34,5 +36,36 @@ func replacedByRollout(ctx context.Context, kube kubernetes.Interface, namespace
 		klog.Warningf("Reading this operator's ReplicaSet %s/%s, to know whether a rollout replaces it: %v", namespace, owner.Name, err)
 		return false
 	}
-	return rs.Spec.Replicas != nil && *rs.Spec.Replicas == 0
+	if rs.Spec.Replicas == nil || *rs.Spec.Replicas != 0 {
+		return false
+	}
+	owner = metav1.GetControllerOf(rs)
+	if owner == nil || owner.Kind != "Deployment" {
+		return true
+	}
+	deployment, err := kube.AppsV1().Deployments(namespace).Get(ctx, owner.Name, metav1.GetOptions{})
+	if err != nil {
+		// Not knowing what follows, wait for a predecessor as for any rollout.
+		klog.Warningf("Reading this operator's Deployment %s/%s, to know what its rollout brings: %v", namespace, owner.Name, err)
+		return true
+	}
+	if sameImages(pod.Spec.Containers, deployment.Spec.Template.Spec.Containers) {
+		klog.Infof("A rollout of Deployment %s/%s keeps this pod's images: this operator follows itself, nothing to hand over", namespace, owner.Name)
+		return false
+	}
+	return true
+}
+
+// sameImages is whether every container of running has a namesake in next with the same image.
+func sameImages(running, next []corev1.Container) bool {
+	images := make(map[string]string, len(next))
+	for _, c := range next {
+		images[c.Name] = c.Image
+	}
+	for _, c := range running {
+		if image, ok := images[c.Name]; !ok || image != c.Image {
+			return false
+		}
+	}
+	return len(running) > 0
 }
