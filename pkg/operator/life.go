@@ -2,8 +2,11 @@ package operator
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"time"
 
+	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,7 +16,12 @@ import (
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/leasegate"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/predecessor"
 )
+
+// unconfirmedRemovalTimeout bounds removeUnconfirmed: what is left of the pod's grace (30 s under
+// cluster-storage-operator) after HandOverWait (20 s), with a margin.
+const unconfirmedRemovalTimeout = 5 * time.Second
 
 // retryBackoff paces the retries of a failed read or write of the cluster while the process leads:
 // an API server rolling during an upgrade, a hosted guest's API down, an access review cut short.
@@ -235,24 +243,27 @@ func (l *life) yield() (event, error) {
 	return evPredecessorLetGo, nil
 }
 
-// handOver stops the controllers and, when a predecessor leads or a rollout replaces this pod (as
-// cluster-storage-operator's swap to a predecessor's image does: the new pod may be running before it
-// leads), hands the ClusterCSIDriver back to a predecessor within HandOverWait. Otherwise it returns at
-// once: this operator's next process, if any, takes its lease as soon as this one releases it.
+// handOver stops the controllers and, when a predecessor leads or a rollout to another image replaces
+// this pod (as cluster-storage-operator's swap to a predecessor's image does: the new pod may be
+// running before it leads), hands the ClusterCSIDriver back to that predecessor within HandOverWait.
+// What is still this operator's when a predecessor leads and the wait is over goes anyway
+// (removeUnconfirmed): the process that wrote it ends here and nobody else would remove it. With no
+// predecessor it returns at once: this operator's next process, if any, takes its lease as soon as
+// this one releases it, and finds its conditions as they were.
 func (l *life) handOver() event {
 	l.stopControllers()
 	if l.handingBack != nil {
 		<-l.handingBack // yielding's hand-back ends with leading
 	}
-	if l.handedBack || l.o.HandOverWait <= 0 {
+	if l.handedBack {
 		return evReady
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), l.o.HandOverWait)
+	ctx, cancel := context.WithTimeout(context.Background(), max(l.o.HandOverWait, 0))
 	defer cancel()
 	h, held := l.gate.Held()
 	if !held {
-		if !replacedByRollout(ctx, l.c.mgmtKube, l.gate.Namespace()) {
-			klog.Infof("Stopping: no predecessor leads and no rollout replaces this pod, nothing to hand over")
+		if l.o.HandOverWait <= 0 || !replacedByRollout(ctx, l.c.mgmtKube, l.gate.Namespace()) {
+			klog.Infof("Stopping: no predecessor leads and no rollout to another image replaces this pod, nothing to hand over")
 			return evReady
 		}
 		if h, held = l.awaitNextLeader(ctx); !held {
@@ -262,10 +273,38 @@ func (l *life) handOver() event {
 	}
 	l.holder = h
 	// Repeated for a few seconds: a sync running as the controllers stopped may still write.
-	if !l.handBackUntilSettled(ctx, 5*time.Second) {
-		klog.Infof("%s did not take the ClusterCSIDriver within %s; its conditions stay as this operator left them", h.Generation.Name, l.o.HandOverWait)
+	if l.o.HandOverWait <= 0 || !l.handBackUntilSettled(ctx, 5*time.Second) {
+		l.removeUnconfirmed()
 	}
 	return evReady
+}
+
+// removeUnconfirmed removes every condition of this operator's that the leading predecessor does not
+// write, though the predecessor has not yet written its own view: cluster-storage-operator then reads
+// what is true (the predecessor has not reported yet) instead of a view nobody keeps up any more. An
+// event names what went.
+func (l *life) removeUnconfirmed() {
+	ctx, cancel := context.WithTimeout(context.Background(), unconfirmedRemovalTimeout)
+	defer cancel()
+	g := l.holder.Generation
+	var removed []string
+	err := updateConditions(ctx, l.c, func(conds *[]operatorv1.OperatorCondition) bool {
+		removed = predecessor.OursLeft(*conds, ownConditions, g)
+		*conds = slices.DeleteFunc(*conds, func(c operatorv1.OperatorCondition) bool { return slices.Contains(removed, c.Type) })
+		return len(removed) > 0
+	})
+	if err != nil {
+		klog.Errorf("Stopping while %s leads: removing this operator's conditions from ClusterCSIDriver %s: %v", g.Name, names.CSIDriverName, err)
+		return
+	}
+	if len(removed) == 0 {
+		return
+	}
+	msg := fmt.Sprintf("Stopping while %s leads and before it wrote its own conditions: removed this operator's conditions %v unconfirmed", g.Name, removed)
+	klog.Warning(msg)
+	recorder := newRecorder(ctx, l.c.kube, names.OperatorName, l.c.clock, l.f.IsHosted())
+	recorder.Warning("HandBackUnconfirmed", msg)
+	recorder.Shutdown()
 }
 
 // awaitNextLeader waits for whoever leads after a rollout: a predecessor (returned) or this

@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operator"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/predecessor"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
@@ -71,4 +73,46 @@ func TestPredecessorThatNeverLetsGo(t *testing.T) {
 	}
 	world.RunOperatorWith(t, opts, nil)
 	world.WaitForNoCondition(t, operator.PredecessorLeaseDegraded)
+}
+
+// Stopped while a predecessor leads that has not written its own conditions yet (a rollback to a
+// predecessor whose first sync hangs), the process removes what is still its own anyway, with an
+// event naming it: cluster-storage-operator then reads that the predecessor has not reported yet, not
+// a view of this operator's that nobody keeps up.
+func TestStopBeforeThePredecessorReports(t *testing.T) {
+	ctx := context.Background()
+	world.ResetOperand(t)
+	world.ResetStorageClasses(t)
+	createShareType(t, framework.ShareTypeSpec{Name: "rollback_type"})
+	world.CreateClusterCSIDriver(t, operatorv1.Managed)
+	op := world.RunOperator(t)
+	world.WaitForStorageClass(t, "csi-manila-rollback-type", func(*storagev1.StorageClass) error { return nil })
+	p := framework.Predecessor418
+	g, _ := predecessor.ByLease(framework.PredecessorLease(p))
+	if oursLeft(ctx, world, p) == nil {
+		t.Fatal("no condition of this operator's on the ClusterCSIDriver: the check below could not fail")
+	}
+
+	world.PredecessorTakesItsLease(t, p, "rollback-pod_5e2a")
+	framework.Eventually(t, framework.DefaultTimeout, "the operator stepping aside", func(context.Context) error {
+		if !strings.Contains(op.Logs.String(), "it hands the ClusterCSIDriver back") {
+			return fmt.Errorf("not yet")
+		}
+		return nil
+	})
+	op.Stop()
+	if err := oursLeft(ctx, world, p); err != nil {
+		t.Errorf("after the stop: %v", err)
+	}
+	evs, err := world.Kube.CoreV1().Events(names.OperatorNamespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range evs.Items {
+		found = found || (e.Reason == "HandBackUnconfirmed" && strings.Contains(e.Message, g.Name))
+	}
+	if !found {
+		t.Errorf("no event HandBackUnconfirmed naming %s", g.Name)
+	}
 }
