@@ -263,7 +263,7 @@ func (l *life) handOver() event {
 	h, held := l.gate.Held()
 	if !held {
 		if l.o.HandOverWait <= 0 || !replacedByRollout(ctx, l.c.mgmtKube, l.gate.Namespace()) {
-			klog.Infof("Stopping: no predecessor leads and no rollout to another image replaces this pod, nothing to hand over")
+			klog.Infof("Stopping: no predecessor leads and no rollout replaces this pod, nothing to hand over")
 			return evReady
 		}
 		if h, held = l.awaitNextLeader(ctx); !held {
