@@ -303,8 +303,10 @@ func (l *life) removeUnconfirmed() {
 	msg := fmt.Sprintf("Stopping while %s leads and before it wrote its own conditions: removed this operator's conditions %v unconfirmed", g.Name, removed)
 	klog.Warning(msg)
 	recorder := newRecorder(ctx, l.c.kube, names.OperatorName, l.c.clock, l.f.IsHosted())
-	recorder.Warning("HandBackUnconfirmed", msg)
+	// Shut down first: a recorder that is shutting down creates the event before it returns, and the
+	// process is about to exit.
 	recorder.Shutdown()
+	recorder.Warning("HandBackUnconfirmed", msg)
 }
 
 // awaitNextLeader waits for whoever leads after a rollout: a predecessor (returned) or this
