@@ -3,7 +3,6 @@ package operator
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
@@ -19,9 +18,9 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/predecessor"
 )
 
-// unconfirmedRemovalTimeout bounds removeUnconfirmed: what is left of the pod's grace (30 s under
-// cluster-storage-operator) after HandOverWait (20 s), with a margin.
-const unconfirmedRemovalTimeout = 5 * time.Second
+// exitWriteTimeout bounds a stopping process's last writes to the ClusterCSIDriver: what is left of the
+// pod's grace (30 s under cluster-storage-operator) after HandOverWait (20 s), with a margin.
+const exitWriteTimeout = 5 * time.Second
 
 // retryBackoff paces the retries of a failed read or write of the cluster while the process leads:
 // an API server rolling during an upgrade, a hosted guest's API down, an access review cut short.
@@ -184,27 +183,27 @@ func (l *life) await() (event, error) {
 		l.clearPredecessorLeaseOnExit()
 		return l.ended(), nil
 	}
-	if !l.retry("Clearing "+PredecessorLeaseDegraded+" on ClusterCSIDriver "+names.CSIDriverName, func(ctx context.Context) error {
-		return removeConditions(ctx, l.c, []string{PredecessorLeaseDegraded})
-	}) {
+	if !l.clearPredecessorLease(l.leading) {
 		return l.ended(), nil
 	}
 	return evReady, nil
 }
 
+// clearPredecessorLease removes PredecessorLeaseDegraded, retried until ctx ends; false if it ends
+// first.
+func (l *life) clearPredecessorLease(ctx context.Context) bool {
+	return retryUntil(ctx, "Clearing "+PredecessorLeaseDegraded+" on ClusterCSIDriver "+names.CSIDriverName, func(ctx context.Context) error {
+		return removeConditions(ctx, l.c, []string{PredecessorLeaseDegraded})
+	})
+}
+
 // clearPredecessorLeaseOnExit removes PredecessorLeaseDegraded as the process ends while it waits:
 // it says what this process is doing (nothing, because a predecessor leads), which stops being true
-// with the process, and nobody else removes it. The removal gets HandOverWait (5 s without one), the
-// part of the pod's grace a stopping process spends on the ClusterCSIDriver.
+// with the process, and nobody else removes it.
 func (l *life) clearPredecessorLeaseOnExit() {
-	wait := l.o.HandOverWait
-	if wait <= 0 {
-		wait = 5 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	ctx, cancel := context.WithTimeout(context.Background(), exitWriteTimeout)
 	defer cancel()
-	retryUntil(ctx, "Clearing "+PredecessorLeaseDegraded+" on ClusterCSIDriver "+names.CSIDriverName+" as the process ends",
-		func(ctx context.Context) error { return removeConditions(ctx, l.c, []string{PredecessorLeaseDegraded}) })
+	l.clearPredecessorLease(ctx)
 }
 
 // lead starts the informers and controllers (startControllers) and runs them until a predecessor
@@ -284,14 +283,11 @@ func (l *life) handOver() event {
 // what is true (the predecessor has not reported yet) instead of a view nobody keeps up any more. An
 // event names what went.
 func (l *life) removeUnconfirmed() {
-	ctx, cancel := context.WithTimeout(context.Background(), unconfirmedRemovalTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), exitWriteTimeout)
 	defer cancel()
 	g := l.holder.Generation
-	var removed []string
-	err := updateConditions(ctx, l.c, func(conds *[]operatorv1.OperatorCondition) bool {
-		removed = predecessor.OursLeft(*conds, ownConditions, g)
-		*conds = slices.DeleteFunc(*conds, func(c operatorv1.OperatorCondition) bool { return slices.Contains(removed, c.Type) })
-		return len(removed) > 0
+	removed, err := removeConditionsWhere(ctx, l.c, func(conds []operatorv1.OperatorCondition) []string {
+		return predecessor.OursLeft(conds, ownConditions, g)
 	})
 	if err != nil {
 		klog.Errorf("Stopping while %s leads: removing this operator's conditions from ClusterCSIDriver %s: %v", g.Name, names.CSIDriverName, err)

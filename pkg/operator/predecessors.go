@@ -94,11 +94,28 @@ func setCondition(ctx context.Context, c *clients, cond operatorv1.OperatorCondi
 
 // removeConditions removes the condition types directly, retrying on conflicts.
 func removeConditions(ctx context.Context, c *clients, types []string) error {
-	return updateConditions(ctx, c, func(conds *[]operatorv1.OperatorCondition) bool {
-		n := len(*conds)
-		*conds = slices.DeleteFunc(*conds, func(x operatorv1.OperatorCondition) bool { return slices.Contains(types, x.Type) })
-		return len(*conds) != n
+	_, err := removeConditionsWhere(ctx, c, func([]operatorv1.OperatorCondition) []string { return types })
+	return err
+}
+
+// removeConditionsWhere removes the types pick chooses from the conditions of the ClusterCSIDriver
+// being written (so a condition changed since an earlier read counts as it is now) and returns those
+// that were there.
+func removeConditionsWhere(ctx context.Context, c *clients, pick func([]operatorv1.OperatorCondition) []string) ([]string, error) {
+	var removed []string
+	err := updateConditions(ctx, c, func(conds *[]operatorv1.OperatorCondition) bool {
+		types := pick(*conds)
+		removed = nil
+		*conds = slices.DeleteFunc(*conds, func(x operatorv1.OperatorCondition) bool {
+			if slices.Contains(types, x.Type) {
+				removed = append(removed, x.Type)
+				return true
+			}
+			return false
+		})
+		return len(removed) > 0
 	})
+	return removed, err
 }
 
 func updateConditions(ctx context.Context, c *clients, change func(*[]operatorv1.OperatorCondition) bool) error {

@@ -26,34 +26,43 @@ func replacedByRollout(ctx context.Context, kube kubernetes.Interface, namespace
 		klog.Warningf("Reading this operator's pod %s/%s, to know whether a rollout replaces it: %v", namespace, podName, err)
 		return false
 	}
-	owner := metav1.GetControllerOf(pod)
-	if owner == nil || owner.Kind != "ReplicaSet" {
+	rsName, ok := controllerOfKind(pod, "ReplicaSet")
+	if !ok {
 		return false
 	}
-	rs, err := kube.AppsV1().ReplicaSets(namespace).Get(ctx, owner.Name, metav1.GetOptions{})
+	rs, err := kube.AppsV1().ReplicaSets(namespace).Get(ctx, rsName, metav1.GetOptions{})
 	if err != nil {
 		// Deleted with its Deployment: nothing of this operator follows.
-		klog.Warningf("Reading this operator's ReplicaSet %s/%s, to know whether a rollout replaces it: %v", namespace, owner.Name, err)
+		klog.Warningf("Reading this operator's ReplicaSet %s/%s, to know whether a rollout replaces it: %v", namespace, rsName, err)
 		return false
 	}
 	if rs.Spec.Replicas == nil || *rs.Spec.Replicas != 0 {
 		return false
 	}
-	owner = metav1.GetControllerOf(rs)
-	if owner == nil || owner.Kind != "Deployment" {
+	deploymentName, ok := controllerOfKind(rs, "Deployment")
+	if !ok {
 		return true
 	}
-	deployment, err := kube.AppsV1().Deployments(namespace).Get(ctx, owner.Name, metav1.GetOptions{})
+	deployment, err := kube.AppsV1().Deployments(namespace).Get(ctx, deploymentName, metav1.GetOptions{})
 	if err != nil {
 		// Not knowing what follows, wait for a predecessor as for any rollout.
-		klog.Warningf("Reading this operator's Deployment %s/%s, to know what its rollout brings: %v", namespace, owner.Name, err)
+		klog.Warningf("Reading this operator's Deployment %s/%s, to know what its rollout brings: %v", namespace, deploymentName, err)
 		return true
 	}
 	if sameImages(pod.Spec.Containers, deployment.Spec.Template.Spec.Containers) {
-		klog.Infof("A rollout of Deployment %s/%s keeps this pod's images: this operator follows itself, nothing to hand over", namespace, owner.Name)
+		klog.Infof("A rollout of Deployment %s/%s keeps this pod's images: this operator follows itself, nothing to hand over", namespace, deploymentName)
 		return false
 	}
 	return true
+}
+
+// controllerOfKind is the name of obj's controller when it is of kind.
+func controllerOfKind(obj metav1.Object, kind string) (string, bool) {
+	owner := metav1.GetControllerOf(obj)
+	if owner == nil || owner.Kind != kind {
+		return "", false
+	}
+	return owner.Name, true
 }
 
 // sameImages is whether every container of running has a namesake in next with the same image.

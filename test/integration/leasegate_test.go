@@ -2,7 +2,6 @@ package integration
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/manila"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operator"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/predecessor"
@@ -76,17 +76,26 @@ func TestPredecessorThatNeverLetsGo(t *testing.T) {
 }
 
 // Stopped while a predecessor leads that has not written its own conditions yet (a rollback to a
-// predecessor whose first sync hangs), the process removes what is still its own anyway, with an
-// event naming it: cluster-storage-operator then reads that the predecessor has not reported yet, not
-// a view of this operator's that nobody keeps up.
+// predecessor whose first sync hangs), the binary, once its hand-over wait is over, removes what is
+// still its own anyway, with an event naming it, before it exits: cluster-storage-operator then reads
+// that the predecessor has not reported yet, not a view of this operator's that nobody keeps up.
 func TestStopBeforeThePredecessorReports(t *testing.T) {
 	ctx := context.Background()
 	world.ResetOperand(t)
 	world.ResetStorageClasses(t)
-	createShareType(t, framework.ShareTypeSpec{Name: "rollback_type"})
+	// A cloud without Manila: this operator's ManilaControllerDisabled is what keeps storage Available,
+	// so the hand-back keeps it until the predecessor reports (keepView), and only the exit removes it.
+	if err := world.OpenStack.RemoveManilaFromCatalog(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := world.OpenStack.RegisterManilaInCatalog(context.Background()); err != nil {
+			t.Errorf("registering Manila again: %v", err)
+		}
+	})
 	world.CreateClusterCSIDriver(t, operatorv1.Managed)
-	op := world.RunOperator(t)
-	world.WaitForStorageClass(t, "csi-manila-rollback-type", func(*storagev1.StorageClass) error { return nil })
+	run := startBinary(t, []string{"--hand-over-wait=3s"})
+	world.WaitForCondition(t, manila.ConditionDisabled, operatorv1.ConditionTrue)
 	p := framework.Predecessor418
 	g, _ := predecessor.ByLease(framework.PredecessorLease(p))
 	if oursLeft(ctx, world, p) == nil {
@@ -94,15 +103,12 @@ func TestStopBeforeThePredecessorReports(t *testing.T) {
 	}
 
 	world.PredecessorTakesItsLease(t, p, "rollback-pod_5e2a")
-	framework.Eventually(t, framework.DefaultTimeout, "the operator stepping aside", func(context.Context) error {
-		if !strings.Contains(op.Logs.String(), "it hands the ClusterCSIDriver back") {
-			return fmt.Errorf("not yet")
-		}
-		return nil
-	})
-	op.Stop()
+	run.waitForLog(t, "it hands the ClusterCSIDriver back")
+	if err := run.terminate(t); err != nil {
+		t.Errorf("exit after SIGTERM: %v", err)
+	}
 	if err := oursLeft(ctx, world, p); err != nil {
-		t.Errorf("after the stop: %v", err)
+		t.Errorf("after the process exited: %v", err)
 	}
 	evs, err := world.Kube.CoreV1().Events(names.OperatorNamespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -114,5 +120,22 @@ func TestStopBeforeThePredecessorReports(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no event HandBackUnconfirmed naming %s", g.Name)
+	}
+}
+
+// The binary stopped (SIGTERM) while it waits for a predecessor to let go takes its
+// PredecessorLeaseDegraded with it before it exits.
+func TestStopWhileAwaitingTakesItsCondition(t *testing.T) {
+	world.ResetOperand(t)
+	world.ResetStorageClasses(t)
+	world.CreateClusterCSIDriver(t, operatorv1.Managed)
+	world.PredecessorTakesItsLease(t, framework.Predecessor418, "stuck-pod_77b0")
+	run := startBinary(t, []string{"--predecessor-grace=1s"})
+	world.WaitForCondition(t, operator.PredecessorLeaseDegraded, operatorv1.ConditionTrue)
+	if err := run.terminate(t); err != nil {
+		t.Errorf("exit after SIGTERM: %v", err)
+	}
+	if c := world.Condition(t, operator.PredecessorLeaseDegraded); c != nil {
+		t.Errorf("%s=%s left behind by the binary stopped while a predecessor led", c.Type, c.Status)
 	}
 }
