@@ -8,6 +8,7 @@
 #   make test-unit   unit tests only (no control plane, no OpenStack)
 #   make test-deps   apt packages (Keystone, Manila, Ceph), the Kubernetes-side binaries, CRDs, ceph-csi, CSO and the
 #                    predecessors, in parallel streams, with a time table at the end; idempotent (make deps-STEP: one step)
+#   make soak-swap   the image swap tests N times (N=10), each run's recorded versions printed (hack/soak-swap.sh)
 #   make fuzz        each fuzz target for FUZZTIME executions (default 300000x); make test runs 10000x each
 #   make verify      gofmt and go vet
 #   make vendor      go mod tidy && go mod vendor (only when dependencies really change)
@@ -47,7 +48,7 @@ LDFLAGS    := -s -w -X $(PKG)/pkg/version.Version=$(VERSION) -X $(PKG)/pkg/versi
 UNIT_TEST_FLAGS ?=
 TEST_FLAGS ?= $(UNIT_TEST_FLAGS) -p 2 -timeout 45m
 
-.PHONY: all build bench demo test test-unit test-deps demo-deps deps-apt deps-ceph deps-k8s deps-crds deps-cso fuzz verify vendor clean
+.PHONY: all build bench demo test soak-swap test-unit test-deps demo-deps deps-apt deps-ceph deps-k8s deps-crds deps-cso fuzz verify vendor clean
 
 # Fuzz targets as package:function; their seed corpora live in each package's testdata/fuzz.
 FUZZ_TARGETS := ./pkg/classplan:FuzzClassNames ./pkg/cloudcredentials:FuzzDriverSecret \
@@ -74,6 +75,10 @@ test: test-deps
 	$(GO) test $(TEST_FLAGS) $$($(GO) list ./... | grep -v /test/integration)
 	$(TEST_ENV) GO=$(GO) bash hack/test-integration.sh
 	$(MAKE) --no-print-directory fuzz FUZZTIME=10000x
+
+N ?= 10
+soak-swap: test-deps
+	$(TEST_ENV) N=$(N) bash hack/soak-swap.sh
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \

@@ -18,8 +18,8 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/predecessor"
 )
 
-// exitWriteTimeout bounds a stopping process's last writes to the ClusterCSIDriver: what is left of the
-// pod's grace (30 s under cluster-storage-operator) after HandOverWait (20 s), with a margin.
+// exitWriteTimeout bounds a stopping process's last writes to the ClusterCSIDriver and its read of its
+// own pod: the hand-over ends exitMargin before the pod's grace does, to leave them this much.
 const exitWriteTimeout = 5 * time.Second
 
 // retryBackoff paces the retries of a failed read or write of the cluster while the process leads:
@@ -244,7 +244,8 @@ func (l *life) yield() (event, error) {
 
 // handOver stops the controllers and, when a predecessor leads or a rollout to another image replaces
 // this pod (as cluster-storage-operator's swap to a predecessor's image does: the new pod may be
-// running before it leads), hands the ClusterCSIDriver back to that predecessor within HandOverWait.
+// running before it leads), hands the ClusterCSIDriver back to that predecessor: for as long as the
+// pod's grace allows (its deletion timestamp less exitMargin), and no longer than HandOverWait.
 // What is still this operator's when a predecessor leads and the wait is over goes anyway
 // (removeUnconfirmed): the process that wrote it ends here and nobody else would remove it. With no
 // predecessor it returns at once: this operator's next process, if any, takes its lease as soon as
@@ -257,22 +258,36 @@ func (l *life) handOver() event {
 	if l.handedBack {
 		return evReady
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), max(l.o.HandOverWait, 0))
+	if l.o.HandOverWait <= 0 {
+		if h, held := l.gate.Held(); held {
+			l.holder = h
+			l.removeUnconfirmed()
+		} else {
+			klog.Infof("Stopping: no predecessor leads and no rollout replaces this pod, nothing to hand over")
+		}
+		return evReady
+	}
+	readCtx, cancelRead := context.WithTimeout(context.Background(), exitWriteTimeout)
+	pod := ownPod(readCtx, l.c.mgmtKube, l.gate.Namespace())
+	cancelRead()
+	deadline := handOverDeadline(pod, l.c.clock.Now(), l.o.HandOverWait)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	h, held := l.gate.Held()
 	if !held {
-		if l.o.HandOverWait <= 0 || !replacedByRollout(ctx, l.c.mgmtKube, l.gate.Namespace()) {
+		if !replacedByRollout(ctx, l.c.mgmtKube, pod) {
 			klog.Infof("Stopping: no predecessor leads and no rollout replaces this pod, nothing to hand over")
 			return evReady
 		}
+		klog.Infof("Stopping after a rollout: waiting until %s for the next leader", deadline.Format(time.RFC3339))
 		if h, held = l.awaitNextLeader(ctx); !held {
-			klog.Infof("Stopping: no predecessor led within %s, nothing handed over", l.o.HandOverWait)
+			klog.Infof("Stopping: no predecessor led by %s, nothing handed over", deadline.Format(time.RFC3339))
 			return evReady
 		}
 	}
 	l.holder = h
 	// Repeated for a few seconds: a sync running as the controllers stopped may still write.
-	if l.o.HandOverWait <= 0 || !l.handBackUntilSettled(ctx, 5*time.Second) {
+	if !l.handBackUntilSettled(ctx, 5*time.Second) {
 		l.removeUnconfirmed()
 	}
 	return evReady

@@ -45,9 +45,9 @@ type Options struct {
 	PredecessorGrace time.Duration
 	// Election is the start command's leader election (RunElected).
 	Election Election
-	// HandOverWait is how long a stopping process waits for whoever leads next, to hand the
-	// ClusterCSIDriver back to a predecessor (0: it returns at once, as the in-process tests run it).
-	// Below the pod's 30 s grace period.
+	// HandOverWait is the longest a stopping process waits for whoever leads next, to hand the
+	// ClusterCSIDriver back to a predecessor (0: it does not wait, as the in-process tests run it). In a
+	// pod, the pod's grace period decides first (handOverDeadline); outside one, this does.
 	HandOverWait time.Duration
 	// ServingConfigProblem says what is wrong with the start command's --config file (cluster-storage-
 	// operator's GenericOperatorConfig), which was then left out; reported as ServingConfigDegraded.
@@ -59,7 +59,7 @@ type Options struct {
 // DefaultOptions polls every 60 s and re-reads the catalog every 10 minutes.
 func DefaultOptions() *Options {
 	return &Options{PollInterval: time.Minute, SecretGrace: 30 * time.Second, CatalogRefresh: 10 * time.Minute,
-		RequestTimeout: 30 * time.Second, PredecessorGrace: 3 * time.Minute, HandOverWait: 20 * time.Second}
+		RequestTimeout: 30 * time.Second, PredecessorGrace: 3 * time.Minute, HandOverWait: 2 * time.Minute}
 }
 
 // AddFlags binds the options to the start command's flags.
@@ -74,7 +74,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.Election.RenewDeadline, "leader-election-renew-deadline", 0, "how long the leader keeps trying to renew (0: library-go's default)")
 	fs.DurationVar(&o.Election.RetryPeriod, "leader-election-retry-period", 0, "how often candidates try to acquire the lease (0: library-go's default)")
 	fs.DurationVar(&o.HandOverWait, "hand-over-wait", o.HandOverWait,
-		"How long a stopping operator waits for the next leader, to hand the ClusterCSIDriver back to OpenShift's previous Manila operator.")
+		"The longest a stopping operator waits for the next leader, to hand the ClusterCSIDriver back to OpenShift's previous Manila operator; in a pod, its grace period less a margin decides first (0: no wait).")
 	fs.DurationVar(&o.PredecessorGrace, "predecessor-grace", o.PredecessorGrace,
 		"How long OpenShift's previous Manila operator may keep leading before PredecessorLeaseDegraded.")
 	fs.StringVar(&o.GuestKubeconfig, "guest-kubeconfig", o.GuestKubeconfig,

@@ -53,23 +53,22 @@ func (l *life) handBackUntilSettled(ctx context.Context, settle time.Duration) b
 }
 
 // handBack removes this operator's conditions that generation g does not write, as far as
-// predecessor.StaleAfterHandBack allows now; true once none is left.
+// predecessor.StaleAfterHandBack allows on the status being written (a condition the predecessor
+// writes meanwhile is seen by the retry on conflict); true once none is left.
 func handBack(ctx context.Context, c *clients, g predecessor.Generation) bool {
-	driver, err := c.clusterCSIDrivers.Get(ctx, names.CSIDriverName, metav1.GetOptions{})
+	var left []string
+	removed, err := removeConditionsWhere(ctx, c, func(conds []operatorv1.OperatorCondition) []string {
+		left = predecessor.OursLeft(conds, ownConditions, g)
+		return predecessor.StaleAfterHandBack(conds, ownConditions, g)
+	})
 	if err != nil {
-		return apierrors.IsNotFound(err)
-	}
-	stale := predecessor.StaleAfterHandBack(driver.Status.Conditions, ownConditions, g)
-	left := predecessor.OursLeft(driver.Status.Conditions, ownConditions, g)
-	if len(stale) == 0 {
-		return len(left) == 0
-	}
-	if err := removeConditions(ctx, c, stale); err != nil {
 		klog.Errorf("Handing ClusterCSIDriver %s back to %s: %v", names.CSIDriverName, g.Name, err)
 		return false
 	}
-	klog.Infof("Handed ClusterCSIDriver %s back to %s: removed this operator's conditions %v", names.CSIDriverName, g.Name, stale)
-	return len(stale) == len(left)
+	if len(removed) > 0 {
+		klog.Infof("Handed ClusterCSIDriver %s back to %s: removed this operator's conditions %v", names.CSIDriverName, g.Name, removed)
+	}
+	return len(removed) == len(left)
 }
 
 // setCondition sets one condition directly (the informers may not run yet), retrying on conflicts.
@@ -115,12 +114,21 @@ func removeConditionsWhere(ctx context.Context, c *clients, pick func([]operator
 		})
 		return len(removed) > 0
 	})
+	if errors.Is(err, errNoClusterCSIDriver) {
+		return nil, nil // nothing to remove from
+	}
 	return removed, err
 }
+
+// errNoClusterCSIDriver: the ClusterCSIDriver does not exist, so it has no condition to change.
+var errNoClusterCSIDriver = errors.New("no ClusterCSIDriver")
 
 func updateConditions(ctx context.Context, c *clients, change func(*[]operatorv1.OperatorCondition) bool) error {
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		driver, err := c.clusterCSIDrivers.Get(ctx, names.CSIDriverName, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return errNoClusterCSIDriver
+		}
 		if err != nil {
 			return err
 		}

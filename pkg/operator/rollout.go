@@ -3,6 +3,7 @@ package operator
 import (
 	"context"
 	"os"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -10,22 +11,48 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// replacedByRollout is whether this process's pod (POD_NAME) is stopped by a rollout of its
-// Deployment to another pod template: its ReplicaSet was scaled to zero. That is how cluster-storage-
-// operator swaps one Manila operator's image for another's; a pod deleted, evicted or drained is
-// replaced by its own ReplicaSet, which still wants it, and a process outside a pod has none. Only a
-// rollout may bring a predecessor that is not leading yet, and only one to another image: a rollout that
-// keeps this pod's images (a changed argument, variable or annotation) brings this operator again.
-func replacedByRollout(ctx context.Context, kube kubernetes.Interface, namespace string) bool {
+// ownPod is this process's pod (POD_NAME), or nil outside a pod or when it cannot be read.
+func ownPod(ctx context.Context, kube kubernetes.Interface, namespace string) *corev1.Pod {
 	podName := os.Getenv("POD_NAME")
 	if podName == "" {
-		return false
+		return nil
 	}
 	pod, err := kube.CoreV1().Pods(namespace).Get(ctx, podName, metav1.GetOptions{})
 	if err != nil {
-		klog.Warningf("Reading this operator's pod %s/%s, to know whether a rollout replaces it: %v", namespace, podName, err)
+		klog.Warningf("Reading this operator's pod %s/%s, to know what stops it: %v", namespace, podName, err)
+		return nil
+	}
+	return pod
+}
+
+// exitMargin is what a stopping process keeps of its pod's grace for its last writes (exitWriteTimeout)
+// and for clocks that disagree a little.
+const exitMargin = exitWriteTimeout + 2*time.Second
+
+// handOverDeadline is when a stopping process gives up waiting to hand over: wait after now, and no
+// later than exitMargin before the kubelet kills its pod (the deletion timestamp is the end of the
+// grace period its deletion gave).
+func handOverDeadline(pod *corev1.Pod, now time.Time, wait time.Duration) time.Time {
+	deadline := now.Add(wait)
+	if pod != nil && pod.DeletionTimestamp != nil {
+		if killed := pod.DeletionTimestamp.Add(-exitMargin); killed.Before(deadline) {
+			deadline = killed
+		}
+	}
+	return deadline
+}
+
+// replacedByRollout is whether this process's pod is stopped by a rollout of its Deployment to
+// another pod template: its ReplicaSet was scaled to zero. That is how cluster-storage-operator swaps
+// one Manila operator's image for another's; a pod deleted, evicted or drained is replaced by its own
+// ReplicaSet, which still wants it, and a process outside a pod (nil) has none. Only a rollout may
+// bring a predecessor that is not leading yet, and only one to another image: a rollout that keeps
+// this pod's images (a changed argument, variable or annotation) brings this operator again.
+func replacedByRollout(ctx context.Context, kube kubernetes.Interface, pod *corev1.Pod) bool {
+	if pod == nil {
 		return false
 	}
+	namespace := pod.Namespace
 	rsName, ok := controllerOfKind(pod, "ReplicaSet")
 	if !ok {
 		return false

@@ -118,23 +118,31 @@ func isViewKind(conditionType string) bool {
 	return slices.ContainsFunc(viewKinds, func(k string) bool { return strings.HasSuffix(conditionType, k) })
 }
 
-// keepView drops from stale the *Available and *Disabled types whose removal would turn
-// cluster-storage-operator's view of the driver from Available to unavailable: storage never loses
-// an Available or Disabled it had a moment before. The rest of stale goes as it is.
-func keepView(conditions []operatorv1.OperatorCondition, stale []string) []string {
+// keepView drops from stale the *Available and *Disabled types that must stand for cluster-storage-
+// operator's view: all of them until the side that takes over has written a view condition of its own
+// (replaced: True or False, a view is never left to a guess in between), and after that those whose
+// removal would turn the view from Available to unavailable (storage never loses an Available or
+// Disabled it had a moment before). The rest of stale goes as it is.
+func keepView(conditions []operatorv1.OperatorCondition, stale []string, replaced bool) []string {
 	without := func(types []string) []operatorv1.OperatorCondition {
 		return slices.DeleteFunc(slices.Clone(conditions), func(c operatorv1.OperatorCondition) bool { return slices.Contains(types, c.Type) })
 	}
-	if !csoview.Available(conditions) || csoview.Available(without(stale)) {
+	if replaced && (!csoview.Available(conditions) || csoview.Available(without(stale))) {
 		return stale
 	}
 	return slices.DeleteFunc(slices.Clone(stale), isViewKind)
 }
 
+// hasView is whether a condition of a type whose says is an *Available or *Disabled.
+func hasView(conditions []operatorv1.OperatorCondition, whose func(string) bool) bool {
+	return slices.ContainsFunc(conditions, func(c operatorv1.OperatorCondition) bool { return whose(c.Type) && isViewKind(c.Type) })
+}
+
 // StaleAfterTakeover are the types of the conditions that only a predecessor writes: once this
 // operator (whose controllers are ours) leads, nobody would ever update or remove them. A
-// predecessor's *Available or *Disabled stands while it is what keeps the driver Available in
-// cluster-storage-operator's view, until this operator's own conditions do (keepView).
+// predecessor's *Available or *Disabled (True or False) stands until this operator has written one of
+// its own, and while it is what keeps the driver Available in cluster-storage-operator's view, until
+// this operator's own conditions do (keepView).
 func StaleAfterTakeover(conditions []operatorv1.OperatorCondition, ours conditiontypes.Set) []string {
 	var stale []string
 	for _, c := range conditions {
@@ -143,7 +151,7 @@ func StaleAfterTakeover(conditions []operatorv1.OperatorCondition, ours conditio
 		}
 		stale = append(stale, c.Type)
 	}
-	return keepView(conditions, stale)
+	return keepView(conditions, stale, hasView(conditions, ours.Has))
 }
 
 // OursLeft are the types of this operator's conditions (the types ours) that generation g does not
@@ -160,7 +168,8 @@ func OursLeft(conditions []operatorv1.OperatorCondition, ours conditiontypes.Set
 
 // StaleAfterHandBack are the types of this operator's conditions (the types ours) that generation g
 // does not write: once g leads, nobody would ever update or remove them. Its *Available and
-// *Disabled stand while they are what keeps the driver Available (keepView), unless g reports a
+// *Disabled stand until g has written one of its own, and while they are what keeps the driver
+// Available (keepView), unless g reports a
 // Degraded=True of its type: a predecessor failing its own checks is what storage must show.
 func StaleAfterHandBack(conditions []operatorv1.OperatorCondition, ours conditiontypes.Set, g Generation) []string {
 	stale := OursLeft(conditions, ours, g)
@@ -171,5 +180,5 @@ func StaleAfterHandBack(conditions []operatorv1.OperatorCondition, ours conditio
 	if failing {
 		return stale
 	}
-	return keepView(conditions, stale)
+	return keepView(conditions, stale, hasView(conditions, func(t string) bool { return g.Writes(t) && !ours.Has(t) }))
 }

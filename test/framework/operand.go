@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
@@ -122,7 +123,13 @@ func (cp *ControlPlane) WaitForNoCondition(t testing.TB, condType string) {
 			return err
 		}
 		if c := v1helpers.FindOperatorCondition(driver.Status.Conditions, condType); c != nil {
-			return fmt.Errorf("%s is still there: %s %s: %s", condType, c.Status, c.Reason, c.Message)
+			var views []string
+			for _, o := range driver.Status.Conditions {
+				if strings.HasSuffix(o.Type, "Available") || strings.HasSuffix(o.Type, "Disabled") {
+					views = append(views, fmt.Sprintf("%s=%s (%s)", o.Type, o.Status, o.Reason))
+				}
+			}
+			return fmt.Errorf("%s is still there: %s %s: %s; the Available and Disabled conditions: %v", condType, c.Status, c.Reason, c.Message, views)
 		}
 		return nil
 	})

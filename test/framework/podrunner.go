@@ -110,6 +110,8 @@ type PodRunner struct {
 type PodRecord struct {
 	Name string
 	UID  types.UID
+	// Image is the pod's first container's image.
+	Image string
 	// BoundAt is when the runner bound the pod to its Node (zero when it was bound already).
 	BoundAt time.Time
 	// StartedAt is when the first process of the pod started.
@@ -657,7 +659,7 @@ type podWorker struct {
 func newPodWorker(r *PodRunner, pod *corev1.Pod) *podWorker {
 	pw := &podWorker{r: r, name: pod.Name, uid: pod.UID, dir: filepath.Join(r.dir, string(pod.UID)[:8]),
 		changed: make(chan struct{}, 1), kick: make(chan struct{}, 1), finished: make(chan struct{}), quit: make(chan struct{}), gone: make(chan struct{}),
-		pod: pod, rec: PodRecord{Name: pod.Name, UID: pod.UID}}
+		pod: pod, rec: PodRecord{Name: pod.Name, UID: pod.UID, Image: pod.Spec.Containers[0].Image}}
 	for _, c := range pod.Spec.Containers {
 		pw.ctrs = append(pw.ctrs, &containerRun{pw: pw, spec: c, stopCh: make(chan struct{}), stopped: make(chan struct{})})
 		pw.rec.Containers = append(pw.rec.Containers, ContainerRecord{Name: c.Name})

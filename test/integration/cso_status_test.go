@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -54,7 +53,7 @@ func realCSOReadsOurStatus(t *testing.T, gen framework.CSOGeneration, shape func
 		_, err := world.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
 		return err
 	})
-	history := watchCSOManila(t, cso)
+	history := watchCSOManila(t)
 	// The process starts once CSO applied the operator's Deployment and the RBAC its start needs (CSO's
 	// controllers apply them side by side): a process started earlier exits on a forbidden read,
 	// where its pod would restart.
@@ -111,25 +110,22 @@ func realCSOReadsOurStatus(t *testing.T, gen framework.CSOGeneration, shape func
 	}) {
 		t.Errorf("CSO's view of Manila after it first read Available: %s", bad)
 	}
-	t.Logf("CSO's Manila conditions as sampled:\n%s", strings.Join(history.Lines(), "\n"))
+	t.Logf("CSO's Manila conditions, every version:\n%s", strings.Join(history.Lines(), "\n"))
 }
 
-// watchCSOManila samples CSO's ManilaCSIDriverOperatorCR* conditions in its Storage CR, as
-// "Type=Status (Reason), ..." lines.
-func watchCSOManila(t *testing.T, cso *framework.CSO) *framework.Changes {
-	return framework.SampleChanges(t, 200*time.Millisecond, func(ctx context.Context) (string, error) {
-		s, err := cso.Storage(ctx)
-		if err != nil {
-			return "", err
-		}
-		var parts []string
-		for _, c := range s.Status.Conditions {
-			if strings.HasPrefix(c.Type, framework.CSOManilaConditionPfx) {
-				parts = append(parts, fmt.Sprintf("%s=%s (%s)", c.Type, c.Status, c.Reason))
+// watchCSOManila records CSO's ManilaCSIDriverOperatorCR* conditions in its Storage CR, every version,
+// as "Type=Status (Reason), ..." lines.
+func watchCSOManila(t *testing.T) *framework.Changes {
+	return framework.WatchChanges(t, framework.OneObject(world.Operator.OperatorV1().RESTClient(), "storages", "", "cluster"),
+		func(s *operatorv1.Storage) string {
+			var parts []string
+			for _, c := range s.Status.Conditions {
+				if strings.HasPrefix(c.Type, framework.CSOManilaConditionPfx) {
+					parts = append(parts, fmt.Sprintf("%s=%s (%s)", c.Type, c.Status, c.Reason))
+				}
 			}
-		}
-		return strings.Join(parts, ", "), nil
-	})
+			return strings.Join(parts, ", ")
+		})
 }
 
 func withoutManilaInCatalog(t *testing.T) {

@@ -173,12 +173,19 @@ func storageCondition(ctx context.Context, t configv1.ClusterStatusConditionType
 	if err != nil {
 		return configv1.ClusterOperatorStatusCondition{}, err
 	}
-	for _, c := range co.Status.Conditions {
-		if c.Type == t {
-			return c, nil
-		}
+	if c := findClusterOperatorCondition(co, t); c != nil {
+		return *c, nil
 	}
 	return configv1.ClusterOperatorStatusCondition{}, fmt.Errorf("ClusterOperator storage has no %s", t)
+}
+
+func findClusterOperatorCondition(co *configv1.ClusterOperator, t configv1.ClusterStatusConditionType) *configv1.ClusterOperatorStatusCondition {
+	for i := range co.Status.Conditions {
+		if co.Status.Conditions[i].Type == t {
+			return &co.Status.Conditions[i]
+		}
+	}
+	return nil
 }
 
 // watchVolumeDeletions records deletions of PersistentVolumes, of claims and VolumeSnapshots in ns,
@@ -309,11 +316,11 @@ func dumpOperatorLogsOnFailure(t *testing.T, runner *framework.PodRunner) {
 }
 
 // networkPoliciesAsCSOAllows: under CSO main's role the operand namespace gets its network policies;
-// under release-4.17's, which grants none, a condition names the missing verbs and nothing is Degraded
+// under release-4.20's and release-4.17's, which grant none, a condition names the missing verbs and nothing is Degraded
 // (the swap's watch fails on any Degraded).
 func networkPoliciesAsCSOAllows(t *testing.T, gen framework.CSOGeneration) {
 	t.Helper()
-	if gen == framework.CSO417 {
+	if gen != framework.CSOMain { // CSO grants network policies from OpenShift 5.0 (CSO main) on
 		cond := world.WaitForCondition(t, operator.NetworkPoliciesUnapplied, operatorv1.ConditionTrue)
 		if cond.Reason != operator.ReasonMissingRight || !strings.Contains(cond.Message, "networkpolicies") {
 			t.Errorf("%s: %s %q, want the missing right named", cond.Type, cond.Reason, cond.Message)

@@ -115,6 +115,7 @@ func TestManilaPresentInstallsOperand(t *testing.T) {
 // Manila is noticed by the next poll, which removes Disabled and installs the operand.
 func TestNoManilaServiceThenRegistered(t *testing.T) {
 	world.ResetOperand(t)
+	world.OperandPodsReady(t) // Disabled goes only once the driver is Available
 	createShareType(t, framework.ShareTypeSpec{Name: "default"})
 	ctx := context.Background()
 	if err := world.OpenStack.RemoveManilaFromCatalog(ctx); err != nil {
@@ -154,6 +155,7 @@ func TestNoManilaServiceThenRegistered(t *testing.T) {
 // Manila with no share types is Disabled with reason NoShareTypes until a type is created.
 func TestNoShareTypes(t *testing.T) {
 	world.ResetOperand(t)
+	world.OperandPodsReady(t) // Disabled goes only once the driver is Available
 	world.CreateClusterCSIDriver(t, operatorv1.Managed)
 	world.RunOperator(t)
 

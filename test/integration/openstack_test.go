@@ -3,7 +3,12 @@ package integration
 import (
 	"context"
 	"errors"
+	"net"
+	"net/http"
+	"os"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
@@ -117,4 +122,53 @@ func findType(types []manilatypes.ShareType, id string) *manilatypes.ShareType {
 		}
 	}
 	return nil
+}
+
+// The world's hanging outage: a hung Keystone (or Manila API) completes the TCP handshake and never
+// answers, so a client waits for its own timeout; resumed, it answers again. (A stopped Keystone
+// refuses the connection instead: TestKeystoneDownAcrossTokenExpiry.)
+func TestOpenStackHangs(t *testing.T) {
+	for _, svc := range []struct {
+		name         string
+		url          string
+		hang, resume func() error
+	}{
+		{"Keystone", world.OpenStack.AuthURL(), world.OpenStack.HangKeystone, world.OpenStack.ResumeKeystone},
+		{"Manila", world.OpenStack.ManilaURL(), world.OpenStack.HangManila, world.OpenStack.ResumeManila},
+	} {
+		t.Run(svc.name, func(t *testing.T) {
+			if err := svc.hang(); err != nil {
+				t.Fatal(err)
+			}
+			resumed := false
+			t.Cleanup(func() {
+				if !resumed {
+					_ = svc.resume()
+				}
+			})
+			conn, err := net.Dial("tcp", strings.TrimPrefix(strings.Split(svc.url, "/v")[0], "http://"))
+			if err != nil {
+				t.Fatalf("%s refused the connection while hung: %v", svc.name, err)
+			}
+			_ = conn.Close()
+			// The client's own timeout ends the request: how long it is is the client's, not asserted.
+			short := &http.Client{Timeout: 2 * time.Second}
+			if resp, err := short.Get(svc.url); err == nil {
+				_ = resp.Body.Close()
+				t.Fatalf("%s answered while hung: %s", svc.name, resp.Status)
+			} else if !os.IsTimeout(err) {
+				t.Fatalf("%s while hung: %v, want a timeout", svc.name, err)
+			}
+			if err := svc.resume(); err != nil {
+				t.Fatal(err)
+			}
+			resumed = true
+			patient := &http.Client{Timeout: framework.DefaultTimeout}
+			resp, err := patient.Get(svc.url)
+			if err != nil {
+				t.Fatalf("%s after resuming: %v", svc.name, err)
+			}
+			_ = resp.Body.Close()
+		})
+	}
 }

@@ -23,6 +23,7 @@ import (
 // cluster-storage-operator reads as "not needed here", never Degraded; when Infrastructure/cluster
 // turns to OpenStack it finds Manila and installs the driver without a restart.
 func TestQuietOffOpenStack(t *testing.T) {
+	world.OperandPodsReady(t) // Disabled goes only once the driver is Available
 	setPlatform(t, configv1.AWSPlatformType)
 	degraded := watchDegraded(t)
 	opts, counter := framework.OperatorOptions()

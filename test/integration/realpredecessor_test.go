@@ -113,20 +113,17 @@ func noConditionsOf(ctx context.Context, whose func(string) bool) error {
 	return nil
 }
 
-// watchDriverView samples the ClusterCSIDriver's conditions as cluster-storage-operator reads them,
-// as "Available=<bool> Degraded=<bool> [the Available, Disabled and True conditions]" lines.
+// watchDriverView records every version of the ClusterCSIDriver's conditions as cluster-storage-operator
+// reads them, as "Available=<bool> Degraded=<bool> [the Available, Disabled and True conditions]" lines.
 func watchDriverView(t *testing.T) *framework.Changes {
-	return framework.SampleChanges(t, 100*time.Millisecond, func(ctx context.Context) (string, error) {
-		d, err := world.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
-		if err != nil {
-			return "", err
-		}
-		var types []string
-		for _, c := range d.Status.Conditions {
-			if strings.HasSuffix(c.Type, "Available") || strings.HasSuffix(c.Type, "Disabled") || c.Status == operatorv1.ConditionTrue {
-				types = append(types, c.Type+"="+string(c.Status))
+	return framework.WatchChanges(t, framework.OneObject(world.Operator.OperatorV1().RESTClient(), "clustercsidrivers", "", names.CSIDriverName),
+		func(d *operatorv1.ClusterCSIDriver) string {
+			var types []string
+			for _, c := range d.Status.Conditions {
+				if strings.HasSuffix(c.Type, "Available") || strings.HasSuffix(c.Type, "Disabled") || c.Status == operatorv1.ConditionTrue {
+					types = append(types, c.Type+"="+string(c.Status))
+				}
 			}
-		}
-		return fmt.Sprintf("Available=%v Degraded=%v %v", csoview.Available(d.Status.Conditions), csoview.Degraded(d.Status.Conditions), types), nil
-	})
+			return fmt.Sprintf("Available=%v Degraded=%v %v", csoview.Available(d.Status.Conditions), csoview.Degraded(d.Status.Conditions), types)
+		})
 }

@@ -2,7 +2,6 @@ package integration
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -92,6 +92,31 @@ func TestRealCSOImageSwap(t *testing.T) {
 	}
 }
 
+// TestRealCSOImageSwapKeystoneHangs is TestRealCSOImageSwap's swap on a cloud whose Keystone accepts
+// connections and never answers from right before the swap to this operator until it reports (a hung
+// API, a firewall dropping the replies): every request of this operator's waits for its own timeout
+// (30 s), not for a refusal. A test of its own, so that the shards can balance it.
+func TestRealCSOImageSwapKeystoneHangs(t *testing.T) {
+	realImageSwap(t, framework.CSO420, framework.Predecessor418, realSwapShape{name: "Keystone hangs at the swap", manila: true,
+		atSwap: func(t *testing.T) func() {
+			if err := world.OpenStack.HangKeystone(); err != nil {
+				t.Fatal(err)
+			}
+			resumed := false
+			t.Cleanup(func() {
+				if !resumed {
+					_ = world.OpenStack.ResumeKeystone()
+				}
+			})
+			return func() {
+				resumed = true
+				if err := world.OpenStack.ResumeKeystone(); err != nil {
+					t.Errorf("resuming Keystone: %v", err)
+				}
+			}
+		}})
+}
+
 func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predecessor, shape realSwapShape) {
 	ctx := context.Background()
 	clock := newPhaseClock()
@@ -150,6 +175,7 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 		"persistentvolume-binder-controller", "persistentvolumeclaim-protection-controller", "persistentvolume-protection-controller")
 
 	// The predecessor leads under CSO.
+	runStart := time.Now()
 	predPod := waitForCSOOperatorPod(t, predImage, "")
 	waitForRealPredecessorLeads(t, cso, g, shape.manila, types)
 	clock.mark("the predecessor leads under CSO " + string(gen))
@@ -171,14 +197,14 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 		before = predecessorUIDs(t, world)
 	}
 
-	manilaView := watchCSOManila(t, cso)
+	manilaView := watchCSOManila(t)
 	operandView := watchOperandDeployment(t)
 	storage := watchStorageManila(t, shape.cephFS)
 	deletions := watchDeletions(t)
 	volumeDeletions := watchVolumeDeletions(t, ns)
 	t.Cleanup(func() {
-		t.Logf("CSO's Manila conditions in its Storage CR, as sampled:\n%s", strings.Join(manilaView.Timeline(), "\n"))
-		t.Logf("the controller Deployment, as sampled:\n%s", strings.Join(operandView.Timeline(), "\n"))
+		t.Logf("CSO's Manila conditions in its Storage CR, every version:\n%s", strings.Join(manilaView.Timeline(), "\n"))
+		t.Logf("the controller Deployment, every version:\n%s", strings.Join(operandView.Timeline(), "\n"))
 		t.Logf("where the time went:\n%s", clock.String())
 	})
 
@@ -271,6 +297,7 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 		onePDBAndEviction(t, "after the rollback")
 	}
 
+	oneOperatorActing(t, runner, runStart, predImage)
 	if got := storage(); len(got) > 0 {
 		t.Errorf("ClusterOperator storage, Manila's part, was unavailable or degraded during the swaps:\n%s", strings.Join(got, "\n"))
 	}
@@ -292,6 +319,55 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 			t.Errorf("default classes %v, want only the admin's", defaults)
 		}
 	}
+}
+
+// oneOperatorActing checks from the audit log that the two operators never acted at once: every
+// write since runStart by an operator pod (its pod-bound token) to what both manage (the operand
+// namespace's objects, StorageClasses, the CSIDriver, VolumeSnapshotClasses; not the ClusterCSIDriver,
+// leases or events) is the predecessor's, then this operator's, then the predecessor's again, each in
+// one uninterrupted run.
+func oneOperatorActing(t *testing.T, runner *framework.PodRunner, runStart time.Time, predImage string) {
+	t.Helper()
+	side := map[string]string{}
+	for _, r := range runner.Records() {
+		switch r.Image {
+		case predImage:
+			side[r.Name] = "the predecessor"
+		case framework.ImageOurOperator:
+			side[r.Name] = "this operator"
+		}
+	}
+	events, err := framework.ReadAudit(world.AuditLogPath(), runStart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := func(e framework.AuditEvent) bool {
+		ref := e.ObjectRef
+		switch {
+		case ref.Namespace == names.OperandNamespace:
+			return ref.Resource != "events"
+		case ref.Namespace == "":
+			return slices.Contains([]string{"storageclasses", "csidrivers", "volumesnapshotclasses"}, ref.Resource)
+		}
+		return false
+	}
+	turns := framework.Turns(events, func(e framework.AuditEvent) string {
+		if !e.Write() || !shared(e) {
+			return ""
+		}
+		return side[e.Pod()]
+	})
+	var lines []string
+	for _, turn := range turns {
+		lines = append(lines, turn.String())
+	}
+	// Turns alternate sides: at most the predecessor's, ours and the predecessor's again (fewer where a
+	// side wrote nothing in the run: no Manila, no operand).
+	if len(turns) > 3 || len(turns) == 3 && turns[0].Side != "the predecessor" {
+		t.Errorf("the operators' writes to what both manage interleave (want the predecessor's, then ours, then the predecessor's):\n%s", strings.Join(lines, "\n"))
+		return
+	}
+	t.Logf("writes to what both operators manage, by turn:\n%s", strings.Join(lines, "\n"))
 }
 
 func predecessorGeneration(p framework.Predecessor) predecessor.Generation {
@@ -426,36 +502,31 @@ const unpullableCephCSI = "quay.io/cephcsi/cephcsi:v3.15.1"
 // conditions.
 var cephFSDegraded = regexp.MustCompile(`^ManilaCSIDriverOperatorCRDegraded: (ManilaCephFSDriver|CephCSIDriver)[A-Za-z]*Degraded: `)
 
-// watchStorageManila records, until the test ends, every Available other than True and every
-// Degraded=True of ClusterOperator storage that CSO derives from its Manila conditions (the union's
-// reason names ManilaCSIDriverOperator...): nothing else runs Cinder's operator here, whose part of
-// storage is not this test's. With cephFS, a Degraded whose Manila lines all come from the CephFS
-// instance is its own failure, which storage is meant to show. It first waits for a baseline: both
-// conditions written, Manila's part of them healthy. CSO's status controller writes storage from the
-// predecessor's conditions some time after the predecessor leads (without Manila nothing else makes the
-// test wait), and a recording that began before would blame the swap for CSO's own start.
+// watchStorageManila records every version of ClusterOperator storage and returns, once a version
+// has shown a healthy baseline, a function giving each later version whose Available=False or
+// Degraded=True CSO derives from its Manila conditions (the union's reason names
+// ManilaCSIDriverOperator...): nothing else runs Cinder's operator here, whose part of storage is not
+// this test's. With cephFS, a Degraded whose Manila lines all come from the CephFS instance is its own
+// failure, which storage is meant to show. The baseline is a version with both conditions written and
+// Manila's part of them healthy: CSO's status controller writes storage from the predecessor's
+// conditions some time after the predecessor leads (without Manila nothing else makes the test wait),
+// and a recording judged from before would blame the swap for CSO's own start.
 func watchStorageManila(t *testing.T, cephFS bool) func() []string {
-	framework.Eventually(t, csoSwapTimeout, "ClusterOperator storage written healthy from the predecessor's Manila conditions", func(ctx context.Context) error {
-		bad, err := storageManilaUnhealthy(ctx, cephFS)
-		if err != nil {
-			return err
-		}
-		if bad != "" {
-			return errors.New(bad)
+	changes := framework.WatchChanges(t, framework.OneObject(world.ConfigV1.ConfigV1().RESTClient(), "clusteroperators", "", framework.CSOClusterOperator),
+		func(co *configv1.ClusterOperator) string { return storageManilaUnhealthy(co, cephFS) })
+	framework.Eventually(t, csoSwapTimeout, "ClusterOperator storage written healthy from the predecessor's Manila conditions", func(context.Context) error {
+		if !slices.Contains(changes.Lines(), storageHealthy) {
+			return fmt.Errorf("versions so far: %v", changes.Lines())
 		}
 		return nil
 	})
-	changes := framework.SampleChanges(t, 200*time.Millisecond, func(ctx context.Context) (string, error) {
-		bad, err := storageManilaUnhealthy(ctx, cephFS)
-		if err != nil {
-			return "", nil // not written: only after the baseline, by a CSO that restarts
-		}
-		return bad, nil
-	})
 	return func() []string {
 		var out []string
+		healthySeen := false
 		for _, l := range changes.Timeline() {
-			if strings.Contains(l, "=") {
+			line := l[strings.Index(l, " ")+1:]
+			healthySeen = healthySeen || line == storageHealthy
+			if healthySeen && line != storageHealthy && !strings.HasPrefix(line, storageUnwritten) {
 				out = append(out, l)
 			}
 		}
@@ -463,15 +534,21 @@ func watchStorageManila(t *testing.T, cephFS bool) func() []string {
 	}
 }
 
+// storageHealthy and storageUnwritten are storageManilaUnhealthy's lines for a storage whose Manila
+// part is healthy, and for one without Available or Degraded (not yet written, or a CSO that restarts).
+const (
+	storageHealthy   = "healthy"
+	storageUnwritten = "unwritten"
+)
+
 // storageManilaUnhealthy is what is wrong of ClusterOperator storage's Available and Degraded as CSO
-// derives them from its Manila conditions (see watchStorageManila); an error when either is not
-// written.
-func storageManilaUnhealthy(ctx context.Context, cephFS bool) (string, error) {
+// derives them from its Manila conditions (see watchStorageManila).
+func storageManilaUnhealthy(co *configv1.ClusterOperator, cephFS bool) string {
 	var bad []string
 	for _, ct := range []configv1.ClusterStatusConditionType{configv1.OperatorAvailable, configv1.OperatorDegraded} {
-		c, err := storageCondition(ctx, ct)
-		if err != nil {
-			return "", err
+		c := findClusterOperatorCondition(co, ct)
+		if c == nil {
+			return storageUnwritten + ": no " + string(ct)
 		}
 		wrong := (ct == configv1.OperatorAvailable) != (c.Status == configv1.ConditionTrue)
 		if wrong && ct == configv1.OperatorDegraded && cephFS && onlyCephFSManilaLines(c.Message) {
@@ -481,22 +558,22 @@ func storageManilaUnhealthy(ctx context.Context, cephFS bool) (string, error) {
 			bad = append(bad, fmt.Sprintf("%s=%s (%s): %s", c.Type, c.Status, c.Reason, c.Message))
 		}
 	}
-	return strings.Join(bad, "; "), nil
+	if len(bad) == 0 {
+		return storageHealthy
+	}
+	return strings.Join(bad, "; ")
 }
 
-// watchOperandDeployment samples the operand's controller Deployment: its generation, replicas and
-// pod template hash against its status, to tell from the printed timeline who rolled or scaled it
-// when CSO's view of Manila changes.
+// watchOperandDeployment records every version of the operand's controller Deployment: its
+// generation, replicas and pod template hash against its status, to tell from the printed timeline
+// who rolled or scaled it when CSO's view of Manila changes.
 func watchOperandDeployment(t *testing.T) *framework.Changes {
-	return framework.SampleChanges(t, 200*time.Millisecond, func(ctx context.Context) (string, error) {
-		d, err := world.Kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, framework.ControllerDeployment, metav1.GetOptions{})
-		if err != nil {
-			return err.Error(), nil
-		}
-		s := d.Status
-		return fmt.Sprintf("generation %d (observed %d), replicas %d: %d, updated %d, ready %d, available %d, uid %s",
-			d.Generation, s.ObservedGeneration, ptr.Deref(d.Spec.Replicas, 1), s.Replicas, s.UpdatedReplicas, s.ReadyReplicas, s.AvailableReplicas, d.UID), nil
-	})
+	return framework.WatchChanges(t, framework.OneObject(world.Kube.AppsV1().RESTClient(), "deployments", names.OperandNamespace, framework.ControllerDeployment),
+		func(d *appsv1.Deployment) string {
+			s := d.Status
+			return fmt.Sprintf("generation %d (observed %d), replicas %d: %d, updated %d, ready %d, available %d, uid %s",
+				d.Generation, s.ObservedGeneration, ptr.Deref(d.Spec.Replicas, 1), s.Replicas, s.UpdatedReplicas, s.ReadyReplicas, s.AvailableReplicas, d.UID)
+		})
 }
 
 // onlyCephFSManilaLines says whether every line of a union message that comes from CSO's Manila

@@ -192,6 +192,7 @@ func TestMissingCredentialsSecret(t *testing.T) {
 // operand namespace, points the driver at it and mounts it into the driver pods. A CA that is not PEM
 // is reported and the last good copy stays.
 func TestOpenStackCAChain(t *testing.T) {
+	world.OperandPodsReady(t) // Disabled goes only once the driver is Available
 	restoreCredentials(t)
 	ctx := context.Background()
 	proxy := framework.StartTLSProxy(t, fmt.Sprintf("http://127.0.0.1:%d", world.OpenStack.KeystonePort))

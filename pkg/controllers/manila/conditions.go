@@ -2,10 +2,14 @@ package manila
 
 import (
 	"fmt"
-	configv1 "github.com/openshift/api/config/v1"
+	"slices"
+	"strings"
 
+	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/csoview"
 )
 
 // Condition types. cluster-storage-operator reads ANY condition whose type ends in "Disabled" as
@@ -29,6 +33,9 @@ const (
 	// nothing of the driver is installed yet (as both predecessors report it: Disabled, not Degraded).
 	ReasonManilaNotReached = "ManilaNotReached"
 	ReasonAsExpected       = "AsExpected"
+	// ReasonDriverStarting: Manila was found where Disabled said it was not (yet); Disabled stays,
+	// saying so, until an Available of the driver is True.
+	ReasonDriverStarting = "DriverStarting"
 	// ReasonPlatformNotOpenStack: Infrastructure/cluster names another platform; nothing is asked of OpenStack.
 	ReasonPlatformNotOpenStack = "PlatformNotOpenStack"
 )
@@ -89,7 +96,7 @@ func statusUpdates(obs Observation, failures, grace int, everFound bool) []v1hel
 	}
 	switch obs.Outcome {
 	case ManilaFound:
-		return []v1helpers.UpdateStatusFunc{removeCondition(ConditionDisabled), notDegraded}
+		return []v1helpers.UpdateStatusFunc{disabledUntilAvailable, notDegraded}
 	case NoManilaService:
 		return []v1helpers.UpdateStatusFunc{notDegraded,
 			disabled(ReasonNoManilaService, "The OpenStack service catalog has no Manila (sharev2) endpoint; the Manila CSI driver is not needed.")}
@@ -136,11 +143,25 @@ func clearIfReason(condType, reason string) v1helpers.UpdateStatusFunc {
 	}
 }
 
-func removeCondition(condType string) v1helpers.UpdateStatusFunc {
-	return func(status *operatorv1.OperatorStatus) error {
-		v1helpers.RemoveOperatorCondition(&status.Conditions, condType)
+// disabledUntilAvailable removes Disabled once an Available is True without it, and until then says
+// the driver is starting. cluster-storage-operator reads storage Available from a Disabled or from
+// Availables that are all True; removing Disabled as Manila is found, before the driver's Deployment
+// has a pod, would leave it neither for that while. It is decided on the status being written, and
+// each write of the ClusterCSIDriver (the Deployment's Available among them) brings a sync.
+func disabledUntilAvailable(status *operatorv1.OperatorStatus) error {
+	if v1helpers.FindOperatorCondition(status.Conditions, ConditionDisabled) == nil {
 		return nil
 	}
+	others := slices.DeleteFunc(slices.Clone(status.Conditions), func(c operatorv1.OperatorCondition) bool {
+		return strings.HasSuffix(c.Type, "Disabled")
+	})
+	if csoview.Available(others) {
+		v1helpers.RemoveOperatorCondition(&status.Conditions, ConditionDisabled)
+		return nil
+	}
+	v1helpers.SetOperatorCondition(&status.Conditions, operatorv1.OperatorCondition{Type: ConditionDisabled, Status: operatorv1.ConditionTrue,
+		Reason: ReasonDriverStarting, Message: "Manila was found and the Manila CSI driver is being installed; this condition goes once the driver is Available."})
+	return nil
 }
 
 // errMissingSecret and errMissingKey name the object and key the operator waits for.

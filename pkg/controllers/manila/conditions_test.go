@@ -11,6 +11,12 @@ import (
 func TestStatusUpdates(t *testing.T) {
 	boom := errors.New("keystone unreachable")
 	disabledBefore := operatorv1.OperatorCondition{Type: ConditionDisabled, Status: operatorv1.ConditionTrue, Reason: ReasonNoManilaService}
+	available := func(s operatorv1.ConditionStatus) operatorv1.OperatorCondition {
+		return operatorv1.OperatorCondition{Type: "ManilaDriverControllerServiceControllerAvailable", Status: s}
+	}
+	available2 := func(s operatorv1.ConditionStatus) operatorv1.OperatorCondition {
+		return operatorv1.OperatorCondition{Type: "ManilaDriverNodeServiceControllerAvailable", Status: s}
+	}
 	tests := []struct {
 		name         string
 		obs          Observation
@@ -21,8 +27,16 @@ func TestStatusUpdates(t *testing.T) {
 		wantReason   string
 		neverFound   bool
 	}{
-		{name: "found removes Disabled", obs: Observation{Outcome: ManilaFound, ShareTypes: 2},
-			start: []operatorv1.OperatorCondition{disabledBefore}, wantDegraded: operatorv1.ConditionFalse},
+		{name: "found: Disabled stays, saying the driver starts, while no Available is True", obs: Observation{Outcome: ManilaFound, ShareTypes: 2},
+			start: []operatorv1.OperatorCondition{disabledBefore}, wantDisabled: ReasonDriverStarting, wantDegraded: operatorv1.ConditionFalse},
+		{name: "found: Disabled stays while an Available is False", obs: Observation{Outcome: ManilaFound, ShareTypes: 2},
+			start:        []operatorv1.OperatorCondition{disabledBefore, available(operatorv1.ConditionTrue), available2(operatorv1.ConditionFalse)},
+			wantDisabled: ReasonDriverStarting, wantDegraded: operatorv1.ConditionFalse},
+		{name: "found: Disabled goes once the Availables are True", obs: Observation{Outcome: ManilaFound, ShareTypes: 2},
+			start:        []operatorv1.OperatorCondition{disabledBefore, available(operatorv1.ConditionTrue), available2(operatorv1.ConditionTrue)},
+			wantDegraded: operatorv1.ConditionFalse},
+		{name: "found without Disabled: nothing to remove", obs: Observation{Outcome: ManilaFound, ShareTypes: 2},
+			wantDegraded: operatorv1.ConditionFalse},
 		{name: "no service", obs: Observation{Outcome: NoManilaService},
 			wantDisabled: ReasonNoManilaService, wantDegraded: operatorv1.ConditionFalse},
 		{name: "no share types", obs: Observation{Outcome: NoShareTypes},

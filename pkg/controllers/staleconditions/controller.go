@@ -48,16 +48,19 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if err != nil {
 		return err
 	}
-	stale := predecessor.StaleAfterTakeover(status.Conditions, c.ours)
-	if len(stale) == 0 {
+	if len(predecessor.StaleAfterTakeover(status.Conditions, c.ours)) == 0 {
 		return nil
 	}
+	// Decided again on the status being written: a condition written since the informer's copy
+	// (this operator's Available, a predecessor's last write) changes what may go.
+	var stale []string
 	if _, _, err := v1helpers.UpdateStatus(ctx, c.client, func(s *operatorv1.OperatorStatus) error {
+		stale = predecessor.StaleAfterTakeover(s.Conditions, c.ours)
 		for _, t := range stale {
 			v1helpers.RemoveOperatorCondition(&s.Conditions, t)
 		}
 		return nil
-	}); err != nil {
+	}); err != nil || len(stale) == 0 {
 		return err
 	}
 	syncCtx.Recorder().Eventf("PredecessorConditionsRemoved", "Removed conditions %v that OpenShift's previous Manila operator left on the ClusterCSIDriver", stale)

@@ -1,0 +1,106 @@
+package framework
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+)
+
+// AuditEvent is what the tests read of one kube-apiserver audit log line (Metadata level).
+type AuditEvent struct {
+	Stage string `json:"stage"`
+	Verb  string `json:"verb"`
+	User  struct {
+		Username string              `json:"username"`
+		Extra    map[string][]string `json:"extra"`
+	} `json:"user"`
+	ObjectRef *struct {
+		Resource    string `json:"resource"`
+		Namespace   string `json:"namespace"`
+		Name        string `json:"name"`
+		Subresource string `json:"subresource"`
+	} `json:"objectRef"`
+	ResponseStatus *struct {
+		Code int `json:"code"`
+	} `json:"responseStatus"`
+	StageTimestamp time.Time `json:"stageTimestamp"`
+}
+
+// Pod is the pod whose bound token made the request ("" for another token).
+func (e AuditEvent) Pod() string {
+	if p := e.User.Extra["authentication.kubernetes.io/pod-name"]; len(p) == 1 {
+		return p[0]
+	}
+	return ""
+}
+
+// Write is whether the request changed an object: a create, update, patch or delete that succeeded.
+func (e AuditEvent) Write() bool {
+	return e.Stage == "ResponseComplete" && e.ResponseStatus != nil && e.ResponseStatus.Code < 300 && e.ObjectRef != nil &&
+		slices.Contains([]string{"create", "update", "patch", "delete", "deletecollection"}, e.Verb)
+}
+
+func (e AuditEvent) String() string {
+	ref := ""
+	if e.ObjectRef != nil {
+		ref = fmt.Sprintf("%s %s/%s", e.ObjectRef.Resource, e.ObjectRef.Namespace, e.ObjectRef.Name)
+		if e.ObjectRef.Subresource != "" {
+			ref += "/" + e.ObjectRef.Subresource
+		}
+	}
+	return fmt.Sprintf("%s %s %s by pod %s", e.StageTimestamp.Format("15:04:05.000000"), e.Verb, ref, e.Pod())
+}
+
+// ReadAudit returns the audit log's events that completed at or after since, in the log's order.
+func ReadAudit(path string, since time.Time) ([]AuditEvent, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []AuditEvent
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var e AuditEvent
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if !e.StageTimestamp.Before(since) {
+			out = append(out, e)
+		}
+	}
+	return out, sc.Err()
+}
+
+// Turns are the runs of writes by one side: each write's side (sideOf; "" skips the write), with
+// consecutive writes of the same side made one turn, its first and last write kept.
+func Turns(events []AuditEvent, sideOf func(AuditEvent) string) []Turn {
+	var turns []Turn
+	for _, e := range events {
+		side := sideOf(e)
+		if side == "" {
+			continue
+		}
+		if n := len(turns); n > 0 && turns[n-1].Side == side {
+			turns[n-1].Last, turns[n-1].Writes = e, turns[n-1].Writes+1
+			continue
+		}
+		turns = append(turns, Turn{Side: side, First: e, Last: e, Writes: 1})
+	}
+	return turns
+}
+
+// Turn is one side's run of writes, uninterrupted by the other side's.
+type Turn struct {
+	Side        string
+	First, Last AuditEvent
+	Writes      int
+}
+
+func (t Turn) String() string {
+	return fmt.Sprintf("%s: %d writes, from %s to %s", t.Side, t.Writes, t.First, t.Last)
+}
