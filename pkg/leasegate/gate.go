@@ -1,8 +1,9 @@
 // Package leasegate keeps this operator from leading while one of OpenShift's own Manila operators
 // does. The predecessors hold their own leases (predecessor.Generation.Lease), not this operator's: a
 // rolling update of cluster-storage-operator's Deployment from one image to the other runs both
-// pods at once, and each would otherwise lead. The gate only reads those leases; it never takes
-// one, so a predecessor started later (a rollback) leads at once and this operator steps aside.
+// pods at once, and each would otherwise lead. The gate never takes one, so a predecessor started later
+// (a rollback) leads at once and this operator steps aside; it only releases one whose holder stopped
+// renewing it (ReleaseExpired), as that holder's own release would have.
 package leasegate
 
 import (
@@ -27,6 +28,7 @@ const recheck = time.Second
 
 // Gate watches the predecessors' leases in one namespace, each through an informer of that one name.
 type Gate struct {
+	kube      kubernetes.Interface
 	namespace string
 	// generations are the watched ones, oldest first; listers holds each one's lease, by name.
 	generations []predecessor.Generation
@@ -38,7 +40,7 @@ type Gate struct {
 
 // New returns a gate on the leases of the generations in namespace.
 func New(kube kubernetes.Interface, namespace string, generations []predecessor.Generation, clk clock.PassiveClock) *Gate {
-	g := &Gate{namespace: namespace, generations: generations, listers: map[string]coordinationlisters.LeaseNamespaceLister{}, clock: clk,
+	g := &Gate{kube: kube, namespace: namespace, generations: generations, listers: map[string]coordinationlisters.LeaseNamespaceLister{}, clock: clk,
 		changed: make(chan struct{}, 1)}
 	notify := func(any) {
 		select {

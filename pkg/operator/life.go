@@ -146,7 +146,8 @@ func (l *life) connect() (event, error) {
 	return evReady, nil
 }
 
-// await returns once the ClusterCSIDriver exists and no predecessor leads. A predecessor that keeps
+// await returns once the ClusterCSIDriver exists and no predecessor leads, a predecessor's lease left
+// by a leader that stopped renewing it released (leasegate.Released). A predecessor that keeps
 // its lease longer than PredecessorGrace is reported as PredecessorLeaseDegraded=True naming the
 // lease and its holder, removed once it lets go (also when this process reported nothing: an earlier
 // one may have).
@@ -183,6 +184,7 @@ func (l *life) await() (event, error) {
 		l.clearPredecessorLeaseOnExit()
 		return l.ended(), nil
 	}
+	l.gate.ReleaseExpired(l.leading)
 	if !l.clearPredecessorLease(l.leading) {
 		return l.ended(), nil
 	}

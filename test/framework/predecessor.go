@@ -182,11 +182,18 @@ func PredecessorLease(p Predecessor) string {
 // The lease is deleted when the test ends.
 func (w *World) PredecessorTakesItsLease(t testing.TB, p Predecessor, identity string) {
 	t.Helper()
+	w.PredecessorLeaseFor(t, p, identity, 137*time.Second)
+}
+
+// PredecessorLeaseFor is PredecessorTakesItsLease with a lease of the duration, renewed now and never
+// again: the lease a leader killed now leaves behind.
+func (w *World) PredecessorLeaseFor(t testing.TB, p Predecessor, identity string, duration time.Duration) {
+	t.Helper()
 	ctx := context.Background()
 	leases := w.Kube.CoordinationV1().Leases(names.OperatorNamespace)
 	now := metav1.NewMicroTime(time.Now())
 	l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: PredecessorLease(p), Namespace: names.OperatorNamespace},
-		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(identity), LeaseDurationSeconds: ptr.To[int32](137),
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(identity), LeaseDurationSeconds: ptr.To(int32(duration.Seconds())),
 			AcquireTime: &now, RenewTime: &now}}
 	if _, err := leases.Create(ctx, l, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("taking lease %s: %v", l.Name, err)

@@ -2,6 +2,8 @@ package integration
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +12,9 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/utils/ptr"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/manila"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
@@ -138,4 +143,60 @@ func TestStopWhileAwaitingTakesItsCondition(t *testing.T) {
 	if c := world.Condition(t, operator.PredecessorLeaseDegraded); c != nil {
 		t.Errorf("%s=%s left behind by the binary stopped while a predecessor led", c.Type, c.Status)
 	}
+}
+
+// A predecessor's leader killed at the takeover (its pod force-deleted, its node lost) leaves its
+// lease naming it. This operator waits the lease out, leads, and releases it as the killed leader's
+// own release would have, so that the predecessor's next leader (a rollback) takes it at once:
+// client-go waits a full lease duration (137 s under library-go) from its first look at a lease that
+// names another holder, however long ago that holder renewed it. The check is the predecessor's
+// client-go elector, with library-go's lease duration, leading within the test's usual deadline.
+func TestKilledPredecessorsLeaseReleased(t *testing.T) {
+	world.ResetOperand(t)
+	world.ResetStorageClasses(t)
+	createShareType(t, framework.ShareTypeSpec{Name: "default"})
+	world.CreateClusterCSIDriver(t, operatorv1.Managed)
+	lease := framework.PredecessorLease(framework.Predecessor418)
+	world.PredecessorLeaseFor(t, framework.Predecessor418, "killed-pod_7f3a", 3*time.Second)
+	op := world.RunOperator(t)
+	world.WaitForStorageClass(t, "csi-manila-default", func(*storagev1.StorageClass) error { return nil })
+	framework.Eventually(t, framework.DefaultTimeout, "lease "+lease+" released", func(ctx context.Context) error {
+		l, err := world.Kube.CoordinationV1().Leases(names.OperatorNamespace).Get(ctx, lease, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if h := ptr.Deref(l.Spec.HolderIdentity, ""); h != "" {
+			return fmt.Errorf("it names %s", h)
+		}
+		return nil
+	})
+
+	// The rollback's predecessor: a client-go elector as library-go configures it.
+	ctx, cancel := context.WithCancel(context.Background())
+	led := make(chan struct{})
+	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
+		Lock: &resourcelock.LeaseLock{LeaseMeta: metav1.ObjectMeta{Name: lease, Namespace: names.OperatorNamespace},
+			Client: world.Kube.CoordinationV1(), LockConfig: resourcelock.ResourceLockConfig{Identity: "rollback-pod_2b9c"}},
+		LeaseDuration: 137 * time.Second, RenewDeadline: 107 * time.Second, RetryPeriod: 2 * time.Second, ReleaseOnCancel: true,
+		Callbacks: leaderelection.LeaderCallbacks{OnStartedLeading: func(context.Context) { close(led) }, OnStoppedLeading: func() {}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); elector.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	select {
+	case <-led:
+	case <-time.After(framework.DefaultTimeout):
+		t.Fatalf("the predecessor's next leader did not take lease %s within %s (it waits 137 s on a lease naming a holder)", lease, framework.DefaultTimeout)
+	}
+	// And this operator steps aside for it.
+	framework.Eventually(t, framework.DefaultTimeout, "this operator stepping aside", func(context.Context) error {
+		if !strings.Contains(op.Logs.String(), "this operator's controllers stopped; it hands the ClusterCSIDriver back") {
+			return errors.New("not yet")
+		}
+		return nil
+	})
+	op.Stop() // before the elector's cleanup lets go, which would end its life with a predecessor that let go
 }

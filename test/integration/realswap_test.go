@@ -55,7 +55,8 @@ type realSwapShape struct {
 // names the missing verbs). Cloud shapes: Manila with NFS types (a bound claim, a VolumeSnapshot and
 // an admin's default class on the predecessor's classes); no Manila in the catalog; Keystone
 // unreachable when the swap happens; this operator's CephFS instance on with a ceph-csi image no node
-// can pull. Throughout, CSO's view of Manila in ClusterOperator storage is never Available=False nor
+// can pull. Throughout, ClusterOperator storage (read whole: a stand-in keeps Cinder's part healthy) is never
+// Available=False nor
 // Degraded=True (CSO's own inertia applies; with CephFS, a Degraded of the CephFS instance's own may
 // show); no workload, claim, volume, snapshot or CSIDriver is deleted; one PDB; and after the swap
 // back the predecessor leads and no condition is left that it does not write. The time each phase
@@ -163,6 +164,7 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 		NodeName: "podrunner-master-0", NodeLabels: masters,
 	})
 	dumpOperatorLogsOnFailure(t, runner)
+	cso.StandInForCinder(t, idle, masters)
 	operandImages := map[string]string{}
 	for _, img := range cso.OperandImages() {
 		operandImages[img] = idle
@@ -199,7 +201,7 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 
 	manilaView := watchCSOManila(t)
 	operandView := watchOperandDeployment(t)
-	storage := watchStorageManila(t, shape.cephFS)
+	storage := watchStorage(t, shape.cephFS)
 	deletions := watchDeletions(t)
 	volumeDeletions := watchVolumeDeletions(t, ns)
 	t.Cleanup(func() {
@@ -299,7 +301,7 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 
 	oneOperatorActing(t, runner, runStart, predImage)
 	if got := storage(); len(got) > 0 {
-		t.Errorf("ClusterOperator storage, Manila's part, was unavailable or degraded during the swaps:\n%s", strings.Join(got, "\n"))
+		t.Errorf("ClusterOperator storage was unavailable or degraded during the swaps:\n%s", strings.Join(got, "\n"))
 	}
 	for _, d := range deletions() {
 		if !strings.HasPrefix(d, "StorageClass/") || p != framework.Predecessor417 {
@@ -502,19 +504,18 @@ const unpullableCephCSI = "quay.io/cephcsi/cephcsi:v3.15.1"
 // conditions.
 var cephFSDegraded = regexp.MustCompile(`^ManilaCSIDriverOperatorCRDegraded: (ManilaCephFSDriver|CephCSIDriver)[A-Za-z]*Degraded: `)
 
-// watchStorageManila records every version of ClusterOperator storage and returns, once a version
-// has shown a healthy baseline, a function giving each later version whose Available=False or
-// Degraded=True CSO derives from its Manila conditions (the union's reason names
-// ManilaCSIDriverOperator...): nothing else runs Cinder's operator here, whose part of storage is not
-// this test's. With cephFS, a Degraded whose Manila lines all come from the CephFS instance is its own
-// failure, which storage is meant to show. The baseline is a version with both conditions written and
-// Manila's part of them healthy: CSO's status controller writes storage from the predecessor's
-// conditions some time after the predecessor leads (without Manila nothing else makes the test wait),
-// and a recording judged from before would blame the swap for CSO's own start.
-func watchStorageManila(t *testing.T, cephFS bool) func() []string {
+// watchStorage records every version of ClusterOperator storage and returns, once a version has shown
+// a healthy baseline, a function giving each later version whose Available is not True or whose
+// Degraded is True: storage read whole, Cinder's part included (CSO.StandInForCinder). With cephFS, a
+// Degraded whose lines all come from the CephFS instance's own conditions is that instance's failure,
+// which storage is meant to show. The baseline is a version with both conditions written and healthy:
+// CSO's status controller writes storage from the predecessor's conditions some time after the
+// predecessor leads (without Manila nothing else makes the test wait), and a recording judged from
+// before would blame the swap for CSO's own start.
+func watchStorage(t *testing.T, cephFS bool) func() []string {
 	changes := framework.WatchChanges(t, framework.OneObject(world.ConfigV1.ConfigV1().RESTClient(), "clusteroperators", "", framework.CSOClusterOperator),
-		func(co *configv1.ClusterOperator) string { return storageManilaUnhealthy(co, cephFS) })
-	framework.Eventually(t, csoSwapTimeout, "ClusterOperator storage written healthy from the predecessor's Manila conditions", func(context.Context) error {
+		func(co *configv1.ClusterOperator) string { return storageUnhealthy(co, cephFS) })
+	framework.Eventually(t, csoSwapTimeout, "ClusterOperator storage written healthy from the predecessor's and Cinder's conditions", func(context.Context) error {
 		if !slices.Contains(changes.Lines(), storageHealthy) {
 			return fmt.Errorf("versions so far: %v", changes.Lines())
 		}
@@ -534,16 +535,16 @@ func watchStorageManila(t *testing.T, cephFS bool) func() []string {
 	}
 }
 
-// storageHealthy and storageUnwritten are storageManilaUnhealthy's lines for a storage whose Manila
-// part is healthy, and for one without Available or Degraded (not yet written, or a CSO that restarts).
+// storageHealthy and storageUnwritten are storageUnhealthy's lines for a healthy storage, and for one
+// without Available or Degraded (not yet written, or a CSO that restarts).
 const (
 	storageHealthy   = "healthy"
 	storageUnwritten = "unwritten"
 )
 
-// storageManilaUnhealthy is what is wrong of ClusterOperator storage's Available and Degraded as CSO
-// derives them from its Manila conditions (see watchStorageManila).
-func storageManilaUnhealthy(co *configv1.ClusterOperator, cephFS bool) string {
+// storageUnhealthy is what is wrong of ClusterOperator storage's Available and Degraded (see
+// watchStorage).
+func storageUnhealthy(co *configv1.ClusterOperator, cephFS bool) string {
 	var bad []string
 	for _, ct := range []configv1.ClusterStatusConditionType{configv1.OperatorAvailable, configv1.OperatorDegraded} {
 		c := findClusterOperatorCondition(co, ct)
@@ -551,10 +552,10 @@ func storageManilaUnhealthy(co *configv1.ClusterOperator, cephFS bool) string {
 			return storageUnwritten + ": no " + string(ct)
 		}
 		wrong := (ct == configv1.OperatorAvailable) != (c.Status == configv1.ConditionTrue)
-		if wrong && ct == configv1.OperatorDegraded && cephFS && onlyCephFSManilaLines(c.Message) {
+		if wrong && ct == configv1.OperatorDegraded && cephFS && onlyCephFSLines(c.Message) {
 			continue
 		}
-		if wrong && strings.Contains(c.Reason+c.Message, "ManilaCSIDriverOperator") {
+		if wrong {
 			bad = append(bad, fmt.Sprintf("%s=%s (%s): %s", c.Type, c.Status, c.Reason, c.Message))
 		}
 	}
@@ -576,11 +577,11 @@ func watchOperandDeployment(t *testing.T) *framework.Changes {
 		})
 }
 
-// onlyCephFSManilaLines says whether every line of a union message that comes from CSO's Manila
-// conditions comes from the CephFS instance's own.
-func onlyCephFSManilaLines(message string) bool {
+// onlyCephFSLines says whether every line of a union message comes from the CephFS instance's own
+// conditions.
+func onlyCephFSLines(message string) bool {
 	for _, l := range strings.Split(message, "\n") {
-		if strings.HasPrefix(l, "ManilaCSIDriverOperator") && !cephFSDegraded.MatchString(l) {
+		if l != "" && !cephFSDegraded.MatchString(l) {
 			return false
 		}
 	}
