@@ -20,7 +20,7 @@ for ((k = 1; k <= N; k++)); do
   echo "== run $k/$N: $([ "$rc" -eq 0 ] && echo passed || echo FAILED) (log: ${log#"$PWD"/})"
   grep -E '^ *--- (PASS|FAIL)' "$log" | sed 's/^ */   /'
   # What the recorders printed: the lines after each "every version" or "by turn" heading.
-  awk '/every version:|by turn:/ {p = 1; print "   " $0; next} p && /^ {8,}[0-9]{2}:[0-9]{2}:|^ {8,}(this operator|the predecessor):/ {print "   " $0; next} {p = 0}' "$log"
+  awk '/every version:|by turn:/ {p = 1; print "   " $0; next} p && /^        +([0-9][0-9]:[0-9][0-9]:|this operator:|the predecessor:)/ {print "   " $0; next} {p = 0}' "$log"
 done
 echo "== failed runs per test:"
 grep -hE '^ *--- FAIL' "$out"/run-*.log | sed -E 's/ \([0-9.]+s\)//' | sort | uniq -c || echo "   none"

@@ -515,6 +515,9 @@ var cephFSDegraded = regexp.MustCompile(`^ManilaCSIDriverOperatorCRDegraded: (Ma
 func watchStorage(t *testing.T, cephFS bool) func() []string {
 	changes := framework.WatchChanges(t, framework.OneObject(world.ConfigV1.ConfigV1().RESTClient(), "clusteroperators", "", framework.CSOClusterOperator),
 		func(co *configv1.ClusterOperator) string { return storageUnhealthy(co, cephFS) })
+	t.Cleanup(func() {
+		t.Logf("ClusterOperator storage's Available and Degraded, every version:\n%s", strings.Join(changes.Timeline(), "\n"))
+	})
 	framework.Eventually(t, csoSwapTimeout, "ClusterOperator storage written healthy from the predecessor's and Cinder's conditions", func(context.Context) error {
 		if !slices.Contains(changes.Lines(), storageHealthy) {
 			return fmt.Errorf("versions so far: %v", changes.Lines())
