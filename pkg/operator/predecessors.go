@@ -123,8 +123,15 @@ func removeConditionsWhere(ctx context.Context, c *clients, pick func([]operator
 // errNoClusterCSIDriver: the ClusterCSIDriver does not exist, so it has no condition to change.
 var errNoClusterCSIDriver = errors.New("no ClusterCSIDriver")
 
+// conflictBackoff paces updateConditions' retries after a conflict: 20 tries over about 13 s, bounded by the
+// caller's context. client-go's DefaultRetry (five tries in 50 ms) runs out while a predecessor that
+// just took over writes the status many times a second, and an exit's removal would be lost with it.
+var conflictBackoff = wait.Backoff{Duration: 20 * time.Millisecond, Factor: 1.5, Jitter: 0.2, Steps: 20, Cap: time.Second}
+
+// updateConditions changes the ClusterCSIDriver's conditions on the object as read, retried on a
+// conflict (re-read and decided again) while ctx lasts.
 func updateConditions(ctx context.Context, c *clients, change func(*[]operatorv1.OperatorCondition) bool) error {
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	err := retry.OnError(conflictBackoff, func(err error) bool { return apierrors.IsConflict(err) && ctx.Err() == nil }, func() error {
 		driver, err := c.clusterCSIDrivers.Get(ctx, names.CSIDriverName, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return errNoClusterCSIDriver
