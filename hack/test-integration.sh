@@ -40,8 +40,9 @@ for ((s = 0; s < SHARDS; s++)); do
   # TEST_SHARD: each shard hands out ports from a part of its own (test/framework/ports.go), so a
   # server a test stops for a while keeps its port free for its return.
   # The shard's own wall time goes to shard-N.secs: a plan far from even shows in them.
-  (began=$(date +%s); cd "$PKG" && TEST_SHARD="$s/$SHARDS" TEST_OPERATOR_BINARY="$out/manila-csi-driver-operator" "$bin" -test.v -test.count=1 -test.timeout=40m -test.run "$regex"
-   rc=$?; echo $(( $(date +%s) - began )) > "$out/shard-$s.secs"; exit $rc) > "$out/shard-$s.log" 2>&1 &
+  # `|| rc=$?`: under set -e a failing test binary would end the subshell before it wrote its time.
+  (began=$(date +%s); rc=0; cd "$PKG" && TEST_SHARD="$s/$SHARDS" TEST_OPERATOR_BINARY="$out/manila-csi-driver-operator" "$bin" -test.v -test.count=1 -test.timeout=40m -test.run "$regex" || rc=$?
+   echo $(( $(date +%s) - began )) > "$out/shard-$s.secs"; exit $rc) > "$out/shard-$s.log" 2>&1 &
   pids+=("$!:$s")
 done
 rc=0

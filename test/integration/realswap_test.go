@@ -201,7 +201,7 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 
 	manilaView := watchCSOManila(t)
 	operandView := watchOperandDeployment(t)
-	storage := watchStorage(t, shape.cephFS)
+	storageRec := watchStorage(t, shape.cephFS)
 	deletions := watchDeletions(t)
 	volumeDeletions := watchVolumeDeletions(t, ns)
 	t.Cleanup(func() {
@@ -210,7 +210,8 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 		t.Logf("where the time went:\n%s", clock.String())
 	})
 
-	// The release: CSO with our image.
+	// The release: CSO with our image, from a storage seen healthy.
+	storage := storageRec.fromHealthy(t)
 	undo := func() {}
 	if shape.atSwap != nil {
 		undo = shape.atSwap(t)
@@ -504,33 +505,41 @@ const unpullableCephCSI = "quay.io/cephcsi/cephcsi:v3.15.1"
 // conditions.
 var cephFSDegraded = regexp.MustCompile(`^ManilaCSIDriverOperatorCRDegraded: (ManilaCephFSDriver|CephCSIDriver)[A-Za-z]*Degraded: `)
 
-// watchStorage records every version of ClusterOperator storage and returns, once a version has shown
-// a healthy baseline, a function giving each later version whose Available is not True or whose
-// Degraded is True: storage read whole, Cinder's part included (CSO.StandInForCinder). With cephFS, a
-// Degraded whose lines all come from the CephFS instance's own conditions is that instance's failure,
-// which storage is meant to show. The baseline is a version with both conditions written and healthy:
-// CSO's status controller writes storage from the predecessor's conditions some time after the
-// predecessor leads (without Manila nothing else makes the test wait), and a recording judged from
-// before would blame the swap for CSO's own start.
-func watchStorage(t *testing.T, cephFS bool) func() []string {
+// watchStorage records every version of ClusterOperator storage from now on. Its result's
+// fromHealthy waits until the latest version is healthy (both conditions written, Available=True,
+// Degraded=False: storage read whole, Cinder's part included, CSO.StandInForCinder) and returns a
+// function giving each later version whose Available is not True or whose Degraded is True. With
+// cephFS, a Degraded whose lines all come from the CephFS instance's own conditions is that
+// instance's failure, which storage is meant to show. The swap starts from that healthy version: what
+// the predecessor's own start shows before it (its operand still rolling, CSO's status controller not
+// yet written) is not the swap's.
+func watchStorage(t *testing.T, cephFS bool) storageRecord {
 	changes := framework.WatchChanges(t, framework.OneObject(world.ConfigV1.ConfigV1().RESTClient(), "clusteroperators", "", framework.CSOClusterOperator),
 		func(co *configv1.ClusterOperator) string { return storageUnhealthy(co, cephFS) })
 	t.Cleanup(func() {
 		t.Logf("ClusterOperator storage's Available and Degraded, every version:\n%s", strings.Join(changes.Timeline(), "\n"))
 	})
-	framework.Eventually(t, csoSwapTimeout, "ClusterOperator storage written healthy from the predecessor's and Cinder's conditions", func(context.Context) error {
-		if !slices.Contains(changes.Lines(), storageHealthy) {
-			return fmt.Errorf("versions so far: %v", changes.Lines())
+	return storageRecord{changes}
+}
+
+type storageRecord struct{ changes *framework.Changes }
+
+func (r storageRecord) fromHealthy(t *testing.T) func() []string {
+	t.Helper()
+	var from int
+	framework.Eventually(t, csoSwapTimeout, "ClusterOperator storage healthy, written from the predecessor's and Cinder's conditions", func(context.Context) error {
+		lines := r.changes.Lines()
+		if len(lines) == 0 || lines[len(lines)-1] != storageHealthy {
+			return fmt.Errorf("versions so far: %v", lines)
 		}
+		from = len(lines) - 1
 		return nil
 	})
 	return func() []string {
 		var out []string
-		healthySeen := false
-		for _, l := range changes.Timeline() {
+		for _, l := range r.changes.Timeline()[from:] {
 			line := l[strings.Index(l, " ")+1:]
-			healthySeen = healthySeen || line == storageHealthy
-			if healthySeen && line != storageHealthy && !strings.HasPrefix(line, storageUnwritten) {
+			if line != storageHealthy && !strings.HasPrefix(line, storageUnwritten) {
 				out = append(out, l)
 			}
 		}
