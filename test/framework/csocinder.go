@@ -39,24 +39,7 @@ func (c *CSO) StandInForCinder(t testing.TB, idle string, masterLabels map[strin
 	t.Helper()
 	c.w.StartPodRunner(t, PodRunnerOptions{Namespace: names.OperatorNamespace, Selector: "name=openstack-cinder-csi-driver-operator",
 		Images: map[string]string{c.env["OPENSTACK_CINDER_DRIVER_OPERATOR_IMAGE"]: idle}, NodeName: "podrunner-master-0", NodeLabels: masterLabels})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(500 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			if err := c.reportCinderHealthy(ctx); err != nil && ctx.Err() == nil {
-				t.Logf("standing in for Cinder's operator: %v", err)
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	t.Cleanup(func() { cancel(); <-done })
+	standIn(t, "Cinder's operator", 500*time.Millisecond, c.reportCinderHealthy)
 }
 
 // reportCinderHealthy writes cinderConditions where they are not all there (once CSO created the

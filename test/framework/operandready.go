@@ -25,24 +25,7 @@ import (
 func (w *World) OperandPodsReady(t testing.TB) {
 	t.Helper()
 	w.registerMasterNode(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(200 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			if err := w.markOperandReady(ctx); err != nil && ctx.Err() == nil {
-				t.Logf("standing in for the operand's pods: %v", err)
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	t.Cleanup(func() { cancel(); <-done })
+	standIn(t, "the operand's pods", 200*time.Millisecond, w.markOperandReady)
 }
 
 // markOperandReady writes the ready status of every operand workload that does not show it yet.
