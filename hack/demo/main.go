@@ -103,6 +103,10 @@ func run(t *testing.T) error {
 		if w.converged() && !w.announced {
 			w.announced = true
 			say("converged: Manila detected, the Manila and NFS CSI drivers are installed")
+			if w.disabledReason == manila.ReasonDriverStarting {
+				say("%s stays (%s) until the driver is Available: its pods run on nodes, and this local world has none",
+					manila.ConditionDisabled, manila.ReasonDriverStarting)
+			}
 			claimShare(ctx, t, world)
 			if oneshot {
 				return nil

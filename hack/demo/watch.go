@@ -107,8 +107,12 @@ func qualified(ns, name string) string {
 	return ns + "/" + name
 }
 
+// converged: Manila found, Degraded False and the driver's objects created. Disabled may still stand
+// with DriverStarting: it goes once the driver is Available, which needs the operand's pods running on
+// nodes, and this local world has no kubelet (the claim step runs the controller's containers as
+// processes, outside any pod).
 func (w *watcher) converged() bool {
-	return w.disabledReason == "" && w.degraded == "False" &&
+	return (w.disabledReason == "" || w.disabledReason == manila.ReasonDriverStarting) && w.degraded == "False" &&
 		w.objects["Deployment "+names.OperandNamespace+"/"+framework.ControllerDeployment] &&
 		w.objects["DaemonSet "+names.OperandNamespace+"/"+framework.NodeDaemonSet] &&
 		w.objects["DaemonSet "+names.OperandNamespace+"/"+framework.NFSNodeDaemonSet] &&
