@@ -13,7 +13,7 @@ func TestConverged(t *testing.T) {
 		"Deployment " + names.OperandNamespace + "/" + framework.ControllerDeployment: true,
 		"DaemonSet " + names.OperandNamespace + "/" + framework.NodeDaemonSet:         true,
 		"DaemonSet " + names.OperandNamespace + "/" + framework.NFSNodeDaemonSet:      true,
-		"CSIDriver " + names.CSIDriverName:                                             true,
+		"CSIDriver " + names.CSIDriverName:                                            true,
 	}
 	for _, tc := range []struct {
 		name           string
