@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
-	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -226,7 +225,7 @@ func (o *OpenStack) WaitForAccessRuleState(t testing.TB, id, state string) Acces
 	settled := map[string]bool{"active": true, "error": true}
 	var rule AccessRule
 	var last error
-	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, ProvisioningTimeout, true, func(ctx context.Context) (bool, error) {
+	err := poll(ProvisioningTimeout, func(ctx context.Context) (bool, error) {
 		var err error
 		if rule, err = o.ShareAccessRule(ctx, id); err != nil {
 			last = err

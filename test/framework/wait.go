@@ -10,7 +10,6 @@ import (
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	operatorstate "github.com/manila-csi/manila-csi-driver-operator/pkg/state"
@@ -19,12 +18,12 @@ import (
 // DefaultTimeout bounds every wait in the integration tests.
 const DefaultTimeout = 60 * time.Second
 
-// Eventually polls check until it returns nil or the timeout passes; then the test fails with the
-// last error check returned.
+// Eventually polls check (see poll: quick at first, then every second) until it returns nil or the
+// timeout passes; then the test fails with the last error check returned.
 func Eventually(t testing.TB, timeout time.Duration, what string, check func(ctx context.Context) error) {
 	t.Helper()
 	var last error
-	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+	err := poll(timeout, func(ctx context.Context) (bool, error) {
 		err := check(ctx)
 		// A check cut short by the deadline says only that; the one before it says why.
 		if err != nil && (ctx.Err() == nil || last == nil) {
