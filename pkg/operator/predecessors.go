@@ -4,16 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/condition"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/predecessor"
 )
@@ -71,82 +69,36 @@ func handBack(ctx context.Context, c *clients, g predecessor.Generation) bool {
 	return len(removed) == len(left)
 }
 
-// setCondition sets one condition directly (the informers may not run yet), retrying on conflicts.
-func setCondition(ctx context.Context, c *clients, cond operatorv1.OperatorCondition) error {
-	return updateConditions(ctx, c, func(conds *[]operatorv1.OperatorCondition) bool {
-		i := slices.IndexFunc(*conds, func(x operatorv1.OperatorCondition) bool { return x.Type == cond.Type })
-		if i >= 0 && (*conds)[i].Status == cond.Status && (*conds)[i].Reason == cond.Reason && (*conds)[i].Message == cond.Message {
-			return false
-		}
-		cond.LastTransitionTime = metav1.NewTime(c.clock.Now())
-		if i >= 0 {
-			if (*conds)[i].Status == cond.Status {
-				cond.LastTransitionTime = (*conds)[i].LastTransitionTime
-			}
-			(*conds)[i] = cond
-		} else {
-			*conds = append(*conds, cond)
-		}
-		return true
-	})
+// liveStatus is the ClusterCSIDriver's status as the lifecycle changes it: read from the API server,
+// since its informers may not run.
+func (c *clients) liveStatus(ctx context.Context) condition.Client {
+	return condition.Live(ctx, c.clusterCSIDrivers, names.CSIDriverName)
 }
 
-// removeConditions removes the condition types directly, retrying on conflicts.
+// setCondition sets one condition.
+func setCondition(ctx context.Context, c *clients, cond operatorv1.OperatorCondition) error {
+	if _, err := condition.Update(ctx, c.liveStatus(ctx), condition.Set(cond)); err != nil {
+		return fmt.Errorf("ClusterCSIDriver %s status: %w", names.CSIDriverName, err)
+	}
+	return nil
+}
+
+// removeConditions removes the condition types.
 func removeConditions(ctx context.Context, c *clients, types []string) error {
 	_, err := removeConditionsWhere(ctx, c, func([]operatorv1.OperatorCondition) []string { return types })
 	return err
 }
 
-// removeConditionsWhere removes the types pick chooses from the conditions of the ClusterCSIDriver
-// being written (so a condition changed since an earlier read counts as it is now) and returns those
-// that were there.
+// removeConditionsWhere removes the types pick chooses from the conditions being written and returns
+// those that were there; without a ClusterCSIDriver there is nothing to remove.
 func removeConditionsWhere(ctx context.Context, c *clients, pick func([]operatorv1.OperatorCondition) []string) ([]string, error) {
 	var removed []string
-	err := updateConditions(ctx, c, func(conds *[]operatorv1.OperatorCondition) bool {
-		types := pick(*conds)
-		removed = nil
-		*conds = slices.DeleteFunc(*conds, func(x operatorv1.OperatorCondition) bool {
-			if slices.Contains(types, x.Type) {
-				removed = append(removed, x.Type)
-				return true
-			}
-			return false
-		})
-		return len(removed) > 0
-	})
-	if errors.Is(err, errNoClusterCSIDriver) {
-		return nil, nil // nothing to remove from
+	_, err := condition.Update(ctx, c.liveStatus(ctx), condition.RemoveWhere(pick, &removed))
+	if apierrors.IsNotFound(err) {
+		return nil, nil
 	}
-	return removed, err
-}
-
-// errNoClusterCSIDriver: the ClusterCSIDriver does not exist, so it has no condition to change.
-var errNoClusterCSIDriver = errors.New("no ClusterCSIDriver")
-
-// conflictBackoff paces updateConditions' retries after a conflict: 20 tries over about 13 s, bounded by the
-// caller's context. client-go's DefaultRetry (five tries in 50 ms) runs out while a predecessor that
-// just took over writes the status many times a second, and an exit's removal would be lost with it.
-var conflictBackoff = wait.Backoff{Duration: 20 * time.Millisecond, Factor: 1.5, Jitter: 0.2, Steps: 20, Cap: time.Second}
-
-// updateConditions changes the ClusterCSIDriver's conditions on the object as read, retried on a
-// conflict (re-read and decided again) while ctx lasts.
-func updateConditions(ctx context.Context, c *clients, change func(*[]operatorv1.OperatorCondition) bool) error {
-	err := retry.OnError(conflictBackoff, func(err error) bool { return apierrors.IsConflict(err) && ctx.Err() == nil }, func() error {
-		driver, err := c.clusterCSIDrivers.Get(ctx, names.CSIDriverName, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return errNoClusterCSIDriver
-		}
-		if err != nil {
-			return err
-		}
-		if !change(&driver.Status.Conditions) {
-			return nil
-		}
-		_, err = c.clusterCSIDrivers.UpdateStatus(ctx, driver, metav1.UpdateOptions{})
-		return err
-	})
 	if err != nil {
-		return fmt.Errorf("ClusterCSIDriver %s status: %w", names.CSIDriverName, err)
+		return nil, fmt.Errorf("ClusterCSIDriver %s status: %w", names.CSIDriverName, err)
 	}
-	return nil
+	return removed, nil
 }

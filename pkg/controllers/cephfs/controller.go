@@ -6,7 +6,6 @@ import (
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
-	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
@@ -22,6 +21,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/condition"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/conditiontypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/contentwatch"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/managementstate"
@@ -248,50 +248,31 @@ func (c *Controller) halt() {
 
 func (c *Controller) reportRetained(ctx context.Context, plan Plan, recorder events.Recorder) error {
 	retained := plan.Retained
-	cond := applyoperatorv1.OperatorCondition().WithType(ConditionRetained)
-	if retained == "" {
-		cond = cond.WithStatus(operatorv1.ConditionFalse).WithReason(ReasonAsExpected).WithMessage("")
-	} else {
-		cond = cond.WithStatus(operatorv1.ConditionTrue).WithReason(plan.Reason).WithMessage(
-			"cephfs.enabled is false, but the CephFS instance keeps running while " + retained + " exist; it is removed once they are deleted")
+	cond := operatorv1.OperatorCondition{Type: ConditionRetained, Status: operatorv1.ConditionFalse, Reason: ReasonAsExpected}
+	if retained != "" {
+		cond = operatorv1.OperatorCondition{Type: ConditionRetained, Status: operatorv1.ConditionTrue, Reason: plan.Reason, Message: "cephfs.enabled is false, but the CephFS instance keeps running while " +
+			retained + " exist; it is removed once they are deleted"}
 		if retained != c.retained {
 			recorder.Warningf(EventRetained, "The CephFS instance stays while %s exist (cephfs.enabled is false in ConfigMap %s)", retained, operatorconfig.ConfigMapName)
 		}
 	}
 	c.retained = retained
-	_, status, _, err := c.d.OperatorClient.GetOperatorState()
-	if err != nil {
-		return err
-	}
-	if old := v1helpers.FindOperatorCondition(status.Conditions, ConditionRetained); old != nil && old.Status == *cond.Status &&
-		old.Reason == *cond.Reason && old.Message == *cond.Message {
-		return nil
-	}
-	return c.d.OperatorClient.ApplyOperatorStatus(ctx, ControllerName, applyoperatorv1.OperatorStatus().WithConditions(cond))
+	_, err := condition.Update(ctx, c.d.OperatorClient, condition.Set(cond))
+	return err
 }
 
 // removeConditions removes the conditions of the stopped instance's controllers: nobody would update
 // them again, and cluster-storage-operator would read a last Degraded or Progressing for good.
 func (c *Controller) removeConditions(ctx context.Context) error {
-	_, status, _, err := c.d.OperatorClient.GetOperatorState()
-	if err != nil {
-		return err
-	}
-	var stale []string
-	for _, cond := range status.Conditions {
-		if c.d.InstanceConditions.Has(cond.Type) {
-			stale = append(stale, cond.Type)
+	_, err := condition.Update(ctx, c.d.OperatorClient, condition.RemoveWhere(func(conds []operatorv1.OperatorCondition) []string {
+		var stale []string
+		for _, cond := range conds {
+			if c.d.InstanceConditions.Has(cond.Type) {
+				stale = append(stale, cond.Type)
+			}
 		}
-	}
-	if len(stale) == 0 {
-		return nil
-	}
-	_, _, err = v1helpers.UpdateStatus(ctx, c.d.OperatorClient, func(s *operatorv1.OperatorStatus) error {
-		for _, t := range stale {
-			v1helpers.RemoveOperatorCondition(&s.Conditions, t)
-		}
-		return nil
-	})
+		return stale
+	}, nil))
 	return err
 }
 

@@ -15,6 +15,7 @@ import (
 	corev1informers "k8s.io/client-go/informers/core/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/condition"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/metrics"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
@@ -120,7 +121,7 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		}
 		c.reported, c.lastProblem = true, message
 	}
-	_, _, err = v1helpers.UpdateStatus(ctx, c.d.OperatorClient, v1helpers.UpdateConditionFn(cond))
+	_, err = condition.Update(ctx, c.d.OperatorClient, condition.Set(cond))
 	return err
 }
 

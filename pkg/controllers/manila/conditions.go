@@ -9,6 +9,7 @@ import (
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/condition"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/csoview"
 )
 
@@ -83,47 +84,47 @@ func (o Observation) Answered() bool {
 // has it. Before, a failed poll reads as a driver not installed (Disabled, ManilaNotReached) unless a
 // Disabled already says why, and never as Degraded: the driver has nothing to lose yet, and
 // cluster-storage-operator would otherwise report storage unavailable from the first poll on.
-func statusUpdates(obs Observation, failures, grace int, everFound bool) []v1helpers.UpdateStatusFunc {
-	notDegraded := v1helpers.UpdateConditionFn(operatorv1.OperatorCondition{
+func statusUpdates(obs Observation, failures, grace int, everFound bool) []condition.Change {
+	notDegraded := condition.Set(operatorv1.OperatorCondition{
 		Type: ConditionDegraded, Status: operatorv1.ConditionFalse, Reason: ReasonAsExpected})
-	degraded := func(reason string) v1helpers.UpdateStatusFunc {
-		return v1helpers.UpdateConditionFn(operatorv1.OperatorCondition{
+	degraded := func(reason string) condition.Change {
+		return condition.Set(operatorv1.OperatorCondition{
 			Type: ConditionDegraded, Status: operatorv1.ConditionTrue, Reason: reason, Message: obs.Err.Error()})
 	}
-	disabled := func(reason, message string) v1helpers.UpdateStatusFunc {
-		return v1helpers.UpdateConditionFn(operatorv1.OperatorCondition{
+	disabled := func(reason, message string) condition.Change {
+		return condition.Set(operatorv1.OperatorCondition{
 			Type: ConditionDisabled, Status: operatorv1.ConditionTrue, Reason: reason, Message: message})
 	}
 	switch obs.Outcome {
 	case ManilaFound:
-		return []v1helpers.UpdateStatusFunc{disabledUntilAvailable, notDegraded}
+		return []condition.Change{disabledUntilAvailable, notDegraded}
 	case NoManilaService:
-		return []v1helpers.UpdateStatusFunc{notDegraded,
+		return []condition.Change{notDegraded,
 			disabled(ReasonNoManilaService, "The OpenStack service catalog has no Manila (sharev2) endpoint; the Manila CSI driver is not needed.")}
 	case NoShareTypes:
-		return []v1helpers.UpdateStatusFunc{notDegraded,
+		return []condition.Change{notDegraded,
 			disabled(ReasonNoShareTypes, "Manila is available but has no share types visible to the credentials; create a share type to enable the driver.")}
 	case InputInvalid:
-		return []v1helpers.UpdateStatusFunc{degraded(ReasonInvalidCredentials)}
+		return []condition.Change{degraded(ReasonInvalidCredentials)}
 	case InputMissing:
 		if failures >= grace {
-			return []v1helpers.UpdateStatusFunc{degraded(ReasonCredentialsMissing)}
+			return []condition.Change{degraded(ReasonCredentialsMissing)}
 		}
 	case PollFailed:
 		if !everFound {
-			return []v1helpers.UpdateStatusFunc{clearIfReason(ConditionDegraded, ReasonInvalidCredentials), unlessPresent(ConditionDisabled,
+			return []condition.Change{clearIfReason(ConditionDegraded, ReasonInvalidCredentials), unlessPresent(ConditionDisabled,
 				disabled(ReasonManilaNotReached, "Keystone or Manila has not answered since the operator was installed, so the Manila CSI driver is not installed yet: "+obs.Err.Error()))}
 		}
 		if failures >= grace {
-			return []v1helpers.UpdateStatusFunc{degraded(ReasonOpenStackError)}
+			return []condition.Change{degraded(ReasonOpenStackError)}
 		}
 	}
 	// Within the grace period the verdict on earlier, invalid credentials no longer holds.
-	return []v1helpers.UpdateStatusFunc{clearIfReason(ConditionDegraded, ReasonInvalidCredentials)}
+	return []condition.Change{clearIfReason(ConditionDegraded, ReasonInvalidCredentials)}
 }
 
 // unlessPresent applies update only while the condition type is absent.
-func unlessPresent(condType string, update v1helpers.UpdateStatusFunc) v1helpers.UpdateStatusFunc {
+func unlessPresent(condType string, update condition.Change) condition.Change {
 	return func(status *operatorv1.OperatorStatus) error {
 		if v1helpers.FindOperatorCondition(status.Conditions, condType) != nil {
 			return nil
@@ -133,7 +134,7 @@ func unlessPresent(condType string, update v1helpers.UpdateStatusFunc) v1helpers
 }
 
 // clearIfReason sets the condition False when it is True for the given reason.
-func clearIfReason(condType, reason string) v1helpers.UpdateStatusFunc {
+func clearIfReason(condType, reason string) condition.Change {
 	return func(status *operatorv1.OperatorStatus) error {
 		if c := v1helpers.FindOperatorCondition(status.Conditions, condType); c != nil && c.Status == operatorv1.ConditionTrue && c.Reason == reason {
 			v1helpers.SetOperatorCondition(&status.Conditions, operatorv1.OperatorCondition{
@@ -174,11 +175,11 @@ func errMissingKey(namespace, name, key string) error {
 }
 
 // offOpenStack is the status off OpenStack: Disabled, never Degraded.
-func offOpenStack(other configv1.PlatformType) []v1helpers.UpdateStatusFunc {
-	return []v1helpers.UpdateStatusFunc{
-		v1helpers.UpdateConditionFn(operatorv1.OperatorCondition{Type: ConditionDisabled, Status: operatorv1.ConditionTrue,
+func offOpenStack(other configv1.PlatformType) []condition.Change {
+	return []condition.Change{
+		condition.Set(operatorv1.OperatorCondition{Type: ConditionDisabled, Status: operatorv1.ConditionTrue,
 			Reason: ReasonPlatformNotOpenStack, Message: fmt.Sprintf(
 				"Infrastructure/cluster reports platform %s (status.platformStatus.type); the Manila CSI driver runs only on OpenStack, so nothing is installed and OpenStack is not asked", other)}),
-		v1helpers.UpdateConditionFn(operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionFalse, Reason: ReasonAsExpected}),
+		condition.Set(operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionFalse, Reason: ReasonAsExpected}),
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/cloudsecret"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/condition"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/metrics"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
@@ -109,7 +110,7 @@ type Controller struct {
 	failures       int
 	lastOutcome    Outcome
 	everObserved   bool
-	lastStatus     []v1helpers.UpdateStatusFunc
+	lastStatus     []condition.Change
 	lastPoll       time.Time
 	scheduledWith  time.Duration
 	lastGoodCA     []byte
@@ -187,7 +188,7 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if err != nil {
 		return err
 	}
-	updates := []v1helpers.UpdateStatusFunc{observedGeneration(meta.Generation)}
+	updates := []condition.Change{observedGeneration(meta.Generation)}
 	other := platform.OtherFrom(c.infra)
 	switch {
 	case spec.ManagementState == operatorv1.Managed && other != "":
@@ -206,7 +207,7 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	default:
 		c.lastInputs = ""
 	}
-	_, _, err = v1helpers.UpdateStatus(ctx, c.operatorClient, updates...)
+	_, err = condition.Update(ctx, c.operatorClient, updates...)
 	return err
 }
 
@@ -273,7 +274,7 @@ func (c *Controller) scheduleNext() {
 	c.nextPoll = c.lastPoll.Add(s.Next(c.failures))
 }
 
-func observedGeneration(generation int64) v1helpers.UpdateStatusFunc {
+func observedGeneration(generation int64) condition.Change {
 	return func(status *operatorv1.OperatorStatus) error {
 		status.ObservedGeneration = generation
 		return nil

@@ -7,7 +7,6 @@ import (
 	"errors"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
-	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
@@ -19,6 +18,7 @@ import (
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/condition"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/exportlocation"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/managementstate"
@@ -151,10 +151,7 @@ func ConfigMap(sel exportlocation.Selection) *corev1.ConfigMap {
 	}
 }
 
-// statusFieldManager owns, by server-side apply, the one condition this controller writes.
-var statusFieldManager = factory.ControllerFieldManager(ControllerName, "updateOperatorStatus")
-
 func (c *Controller) applyCondition(ctx context.Context, cond operatorv1.OperatorCondition) error {
-	return c.d.OperatorClient.ApplyOperatorStatus(ctx, statusFieldManager, applyoperatorv1.OperatorStatus().WithConditions(
-		applyoperatorv1.OperatorCondition().WithType(cond.Type).WithStatus(cond.Status).WithReason(cond.Reason).WithMessage(cond.Message)))
+	_, err := condition.Update(ctx, c.d.OperatorClient, condition.Set(cond))
+	return err
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/gophercloud/utils/v2/openstack/clientconfig"
 	operatorv1 "github.com/openshift/api/operator/v1"
 	configv1informers "github.com/openshift/client-go/config/informers/externalversions/config/v1"
-	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
@@ -26,6 +25,7 @@ import (
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/cloudcredentials"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/cloudsecret"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/condition"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/managementstate"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
@@ -189,15 +189,11 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	return c.applyCondition(ctx, cond)
 }
 
-// statusFieldManager owns, by server-side apply, the one condition this controller writes.
-var statusFieldManager = factory.ControllerFieldManager(ControllerName, "updateOperatorStatus")
-
-// applyCondition writes cond with library-go's ApplyOperatorStatus: no read-modify-write of the whole
-// status, nothing sent when this field manager last applied the same condition, and the transition
-// time kept while the status stays.
+// applyCondition writes cond: nothing is sent when the status already shows it, and the transition
+// time is kept while the status stays.
 func (c *Controller) applyCondition(ctx context.Context, cond operatorv1.OperatorCondition) error {
-	return c.d.OperatorClient.ApplyOperatorStatus(ctx, statusFieldManager, applyoperatorv1.OperatorStatus().WithConditions(
-		applyoperatorv1.OperatorCondition().WithType(cond.Type).WithStatus(cond.Status).WithReason(cond.Reason).WithMessage(cond.Message)))
+	_, err := condition.Update(ctx, c.d.OperatorClient, condition.Set(cond))
+	return err
 }
 
 // CAMounted reports whether the operand mounts the OpenStack CA: the driver secret (in operandSecrets)

@@ -10,6 +10,7 @@ import (
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/condition"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/conditiontypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/managementstate"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/predecessor"
@@ -54,13 +55,9 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	// Decided again on the status being written: a condition written since the informer's copy
 	// (this operator's Available, a predecessor's last write) changes what may go.
 	var stale []string
-	if _, _, err := v1helpers.UpdateStatus(ctx, c.client, func(s *operatorv1.OperatorStatus) error {
-		stale = predecessor.StaleAfterTakeover(s.Conditions, c.ours)
-		for _, t := range stale {
-			v1helpers.RemoveOperatorCondition(&s.Conditions, t)
-		}
-		return nil
-	}); err != nil || len(stale) == 0 {
+	if _, err := condition.Update(ctx, c.client, condition.RemoveWhere(func(conds []operatorv1.OperatorCondition) []string {
+		return predecessor.StaleAfterTakeover(conds, c.ours)
+	}, &stale)); err != nil || len(stale) == 0 {
 		return err
 	}
 	syncCtx.Recorder().Eventf("PredecessorConditionsRemoved", "Removed conditions %v that OpenShift's previous Manila operator left on the ClusterCSIDriver", stale)

@@ -7,10 +7,10 @@ import (
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/events"
-	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	"k8s.io/klog/v2"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/condition"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 )
@@ -101,7 +101,7 @@ func heldMessage(held []string) string {
 		machinenetwork.Keyword, machinenetwork.InstallConfigNamespace, machinenetwork.InstallConfigName, strings.Join(held, ", "))
 }
 
-func accessConditions(a nfsAccess) []v1helpers.UpdateStatusFunc {
+func accessConditions(a nfsAccess) []condition.Change {
 	progressing := operatorv1.OperatorCondition{Type: ConditionProgressing, Status: operatorv1.ConditionFalse, Reason: "AsExpected"}
 	if len(a.held) > 0 {
 		progressing = operatorv1.OperatorCondition{Type: ConditionProgressing, Status: operatorv1.ConditionTrue,
@@ -112,17 +112,14 @@ func accessConditions(a nfsAccess) []v1helpers.UpdateStatusFunc {
 		open = operatorv1.OperatorCondition{Type: ConditionOpenNFSAccess, Status: operatorv1.ConditionTrue,
 			Reason: "OpenToAnyHost", Message: classplan.OpenToAnyHostMessage(a.open)}
 	}
-	return []v1helpers.UpdateStatusFunc{v1helpers.UpdateConditionFn(progressing), trueOrRemoved(open)}
+	return []condition.Change{condition.Set(progressing), trueOrRemoved(open)}
 }
 
 // trueOrRemoved sets a condition that is only ever True, or removes it when its status is empty: a
 // warning that no longer holds leaves no False condition behind.
-func trueOrRemoved(cond operatorv1.OperatorCondition) v1helpers.UpdateStatusFunc {
+func trueOrRemoved(cond operatorv1.OperatorCondition) condition.Change {
 	if cond.Status == operatorv1.ConditionTrue {
-		return v1helpers.UpdateConditionFn(cond)
+		return condition.Set(cond)
 	}
-	return func(s *operatorv1.OperatorStatus) error {
-		v1helpers.RemoveOperatorCondition(&s.Conditions, cond.Type)
-		return nil
-	}
+	return condition.Remove(cond.Type)
 }

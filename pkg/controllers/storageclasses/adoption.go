@@ -7,9 +7,9 @@ import (
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/events"
-	"github.com/openshift/library-go/pkg/operator/v1helpers"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/condition"
 )
 
 // ConditionNotAdopted lists the classes of the driver the operator leaves alone, and why; it is
@@ -34,7 +34,7 @@ func adoptionEvent(recorder events.Recorder, a classplan.Action) {
 }
 
 // notAdopted returns the condition and one event per class the operator leaves alone.
-func notAdopted(refused map[string]string, conflicts []string) (v1helpers.UpdateStatusFunc, []event) {
+func notAdopted(refused map[string]string, conflicts []string) (condition.Change, []event) {
 	inTheWay := map[string]bool{}
 	for _, name := range conflicts {
 		inTheWay[name] = true

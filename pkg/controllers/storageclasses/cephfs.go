@@ -6,11 +6,11 @@ import (
 	"strings"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
-	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/condition"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 )
 
@@ -85,7 +85,7 @@ func retainedEvents(retained []classplan.Retained) []event {
 }
 
 // retainedCondition is ConditionCephFSRetained, True while a class is kept, else removed.
-func retainedCondition(retained []classplan.Retained) v1helpers.UpdateStatusFunc {
+func retainedCondition(retained []classplan.Retained) condition.Change {
 	cond := operatorv1.OperatorCondition{Type: ConditionCephFSRetained}
 	if len(retained) > 0 {
 		cond = operatorv1.OperatorCondition{Type: ConditionCephFSRetained, Status: operatorv1.ConditionTrue, Reason: ReasonCephFSClassesInUse,

@@ -29,6 +29,7 @@ import (
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/claimwatch"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/condition"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/machinenetwork"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/managementstate"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
@@ -298,7 +299,7 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	}
 	updates := append(conditions(skipped, plan, adoption.Refused), accessConditions(access)...)
 	updates = append(updates, notAdoptedCond, retainedCondition(plan.Retained))
-	if _, _, err := v1helpers.UpdateStatus(ctx, c.operatorClient, updates...); err != nil {
+	if _, err := condition.Update(ctx, c.operatorClient, updates...); err != nil {
 		return errors.Join(applyErr, err)
 	}
 	return applyErr
@@ -443,7 +444,7 @@ func conflictMessage(name string) string {
 		name, classplan.OwnerLabel, classplan.OwnerLabelValue)
 }
 
-func conditions(skipped []classplan.Skipped, plan classplan.Result, refused map[string]string) []v1helpers.UpdateStatusFunc {
+func conditions(skipped []classplan.Skipped, plan classplan.Result, refused map[string]string) []condition.Change {
 	var problems []string
 	for _, name := range plan.Conflicts {
 		problems = append(problems, conflictMessage(name)+conflictReason(name, refused))
@@ -465,5 +466,5 @@ func conditions(skipped []classplan.Skipped, plan classplan.Result, refused map[
 		stale = operatorv1.OperatorCondition{Type: ConditionStale, Status: operatorv1.ConditionTrue, Reason: "ShareTypesGone",
 			Message: "StorageClasses whose Manila share type (or availability zone) no longer exists (kept for new claims; set storageClasses.prune to delete them): " + strings.Join(plan.Stale, ", ")}
 	}
-	return []v1helpers.UpdateStatusFunc{v1helpers.UpdateConditionFn(degraded), trueOrRemoved(stale)}
+	return []condition.Change{condition.Set(degraded), trueOrRemoved(stale)}
 }

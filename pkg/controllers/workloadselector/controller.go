@@ -15,6 +15,7 @@ import (
 	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/condition"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/managementstate"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
@@ -102,7 +103,7 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	if err := errors.Join(errs...); err != nil {
 		cond = operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionTrue, Reason: ReasonDeleteFailed, Message: err.Error()}
 	}
-	if _, _, uerr := v1helpers.UpdateStatus(ctx, c.d.OperatorClient, v1helpers.UpdateConditionFn(cond)); uerr != nil {
+	if _, uerr := condition.Update(ctx, c.d.OperatorClient, condition.Set(cond)); uerr != nil {
 		errs = append(errs, uerr)
 	}
 	return errors.Join(errs...)
