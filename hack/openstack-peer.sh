@@ -380,8 +380,20 @@ make_schema() {
   # WAL: keystone leaks sqlite connections until GC; in the default rollback-journal mode a leaked
   # reader's SHARED lock makes other workers' commits fail after 5 s with "database is locked".
   if [ "$DB" = sqlite ]; then sqlite3 "$D/keystone/keystone.db" 'PRAGMA journal_mode=WAL;' >/dev/null; fi
+  # Bootstrapped here, with a placeholder password and port, so that the schema cache holds it: the
+  # bootstrap is seconds of a core importing Keystone; setup_keystone gives each world its own.
+  log "keystone bootstrap (placeholders)"
+  key_repository "$D/keystone/fernet-keys"   # bootstrap insists on one; setup_keystone makes the world's
+  ks "$D" bootstrap --bootstrap-username admin --bootstrap-password "$BOOTSTRAP_PASSWORD" \
+     --bootstrap-project-name admin --bootstrap-role-name admin \
+     --bootstrap-service-name keystone --bootstrap-region-id "$REGION" \
+     --bootstrap-admin-url "$BOOTSTRAP_URL" --bootstrap-public-url "$BOOTSTRAP_URL" --bootstrap-internal-url "$BOOTSTRAP_URL"
   setup_manila "$D"
 }
+
+# The bootstrap's placeholders: a password nobody uses and a port nothing listens on.
+BOOTSTRAP_PASSWORD=bootstrap-placeholder
+BOOTSTRAP_URL=http://127.0.0.1:1/v3
 
 # schema_from_cache D: make_schema's result copied from SCHEMA_CACHE, made there first when missing.
 # The migrations are the same every time for one DB kind and the same packages; each is two to five
@@ -389,7 +401,7 @@ make_schema() {
 # lock lets parallel setups make it once.
 schema_from_cache() {
   local D=$1 c
-  c="$SCHEMA_CACHE/$DB-$(dpkg-query -W -f='${Version}-' keystone python3-manila | tr -c 'A-Za-z0-9.+-' _)v1"
+  c="$SCHEMA_CACHE/$DB-$REGION-$(dpkg-query -W -f='${Version}-' keystone python3-manila | tr -c 'A-Za-z0-9.+-' _)v2"
   mkdir -p "$SCHEMA_CACHE"
   exec 9>"$c.lock"
   flock 9
@@ -427,16 +439,21 @@ key_repository() {
 }
 
 setup_keystone() {
-  local D=$1
-  log "keystone keys / bootstrap"
+  local D=$1 hash sql
+  log "keystone keys / admin password and endpoints"
   key_repository "$D/keystone/fernet-keys"
   key_repository "$D/keystone/credential-keys"
-  ks "$D" bootstrap --bootstrap-username admin --bootstrap-password "$ADMIN_PASSWORD" \
-     --bootstrap-project-name admin --bootstrap-role-name admin \
-     --bootstrap-service-name keystone --bootstrap-region-id "$REGION" \
-     --bootstrap-admin-url "http://127.0.0.1:$KEYSTONE_PORT/v3" \
-     --bootstrap-public-url "http://127.0.0.1:$KEYSTONE_PORT/v3" \
-     --bootstrap-internal-url "http://127.0.0.1:$KEYSTONE_PORT/v3"
+  # The bootstrapped database (make_schema) gets this world's admin password (hashed as Keystone does,
+  # bcrypt at its password_hash_rounds) and Keystone's own endpoints on this world's port.
+  hash=$(ADMIN_PASSWORD="$ADMIN_PASSWORD" $PY -c 'import os, passlib.hash; print(passlib.hash.bcrypt.using(rounds=4).hash(os.environ["ADMIN_PASSWORD"]))')
+  case "$hash" in '$2'*) ;; *) die "hashing the admin password failed";; esac
+  sql="UPDATE password SET password_hash = '$hash' WHERE local_user_id = (SELECT id FROM local_user WHERE name = 'admin');
+       UPDATE endpoint SET url = 'http://127.0.0.1:$KEYSTONE_PORT/v3' WHERE url = '$BOOTSTRAP_URL';"
+  if [ "$DB" = postgresql ]; then
+    psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -d keystone -v ON_ERROR_STOP=1 -qc "$sql" >/dev/null
+  else
+    sqlite3 -bail "$D/keystone/keystone.db" "$sql"
+  fi
   # catalog entries for manila need keystone running: done by the first `start` (register_catalog)
   : > "$D/.needs-catalog"
 }

@@ -25,7 +25,7 @@ import (
 func (w *World) OperandPodsReady(t testing.TB) {
 	t.Helper()
 	w.registerMasterNode(t)
-	standIn(t, "the operand's pods", 200*time.Millisecond, w.markOperandReady)
+	standIn(t, "the operand's pods", 500*time.Millisecond, w.markOperandReady)
 }
 
 // markOperandReady writes the ready status of every operand workload that does not show it yet.
