@@ -208,12 +208,12 @@ func (l *life) clearPredecessorLeaseOnExit() {
 	l.clearPredecessorLease(ctx)
 }
 
-// lead starts the informers and controllers (startControllers) and runs them until a predecessor
+// lead starts the informers and controllers (wiring.start) and runs them until a predecessor
 // takes its lease, the process stops, or it loses its lease.
 func (l *life) lead() (event, error) {
 	ctx, cancel := context.WithCancel(l.leading)
 	l.stopControllers = cancel
-	started, err := l.startControllers(ctx)
+	started, err := wiring{o: l.o, cc: l.cc, s: l.s, f: l.f, c: l.c, guest: l.guest}.start(ctx)
 	switch {
 	case err != nil:
 		return evFailed, err

@@ -53,10 +53,22 @@ func (o *Options) Run(ctx context.Context, cc *controllercmd.ControllerContext) 
 	return (&life{o: o, cc: cc, stop: ctx, leading: ctx}).run()
 }
 
-// startControllers starts the informers and controllers, which run until ctx ends; false when ctx
-// ended before the caches synced. Each one-off report it writes is retried while l leads.
-func (l *life) startControllers(ctx context.Context) (bool, error) {
-	o, s, f, c, guest, cc := l.o, l.s, l.f, l.c, l.guest, l.cc
+// wiring is what the operator's informers and controllers are built from; the lifecycle's lead
+// starts them with it, once per leadership.
+type wiring struct {
+	o     *Options
+	cc    *controllercmd.ControllerContext
+	s     settings
+	f     Flavour
+	c     *clients
+	guest *guestLink
+}
+
+// start builds and starts the informers and controllers, which run until ctx ends; false when ctx
+// ended before the caches synced. Each one-off report it writes is retried while ctx lasts.
+func (w wiring) start(ctx context.Context) (bool, error) {
+	o, s, f, c, guest, cc := w.o, w.s, w.f, w.c, w.guest, w.cc
+	retry := func(what string, fn func(context.Context) error) bool { return retryUntil(ctx, what, fn) }
 	recorder := newRecorder(ctx, c.kube, names.OperatorName, c.clock, f.IsHosted())
 	go func() {
 		<-ctx.Done()
@@ -88,7 +100,7 @@ func (l *life) startControllers(ctx context.Context) (bool, error) {
 		})
 	}
 	own := o.ownControllers(ctx, f, c, in, recorder, startOperand)
-	if f.IsHosted() && !l.retry("Labelling the operator's ConfigMaps in namespace "+c.layout.ControllerNamespace, func(ctx context.Context) error {
+	if f.IsHosted() && !retry("Labelling the operator's ConfigMaps in namespace "+c.layout.ControllerNamespace, func(ctx context.Context) error {
 		return labelOwnConfigMaps(ctx, c.mgmtKube, c.layout.ControllerNamespace)
 	}) {
 		return false, nil
@@ -97,17 +109,17 @@ func (l *life) startControllers(ctx context.Context) (bool, error) {
 	// (none of the controllers runs before the reports).
 	klog.Infof("Starting %s for ClusterCSIDriver %s", names.OperatorName, names.CSIDriverName)
 	c.start(ctx.Done())
-	if !l.retry("Reporting the --config file on ClusterCSIDriver "+names.CSIDriverName, func(ctx context.Context) error {
+	if !retry("Reporting the --config file on ClusterCSIDriver "+names.CSIDriverName, func(ctx context.Context) error {
 		return o.reportServingConfig(ctx, c)
 	}) {
 		return false, nil
 	}
 	var missingRights []string
 	if f.StandaloneExtras() {
-		if !l.retry("Reviewing the operator's access to network policies", func(ctx context.Context) (err error) {
+		if !retry("Reviewing the operator's access to network policies", func(ctx context.Context) (err error) {
 			missingRights, err = missingNetworkPolicyRights(ctx, c.kube)
 			return err
-		}) || !l.retry("Reporting the network policies on ClusterCSIDriver "+names.CSIDriverName, func(ctx context.Context) error {
+		}) || !retry("Reporting the network policies on ClusterCSIDriver "+names.CSIDriverName, func(ctx context.Context) error {
 			return reportNetworkPolicies(ctx, c, missingRights)
 		}) {
 			return false, nil
