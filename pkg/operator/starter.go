@@ -134,8 +134,14 @@ func (w wiring) start(ctx context.Context) (bool, error) {
 	if !cache.WaitFor(ctx, "", syncedCheckers(inputs)...) {
 		return false, nil
 	}
+	if _, found := in.store.Get(state.ManilaFoundKey); !found && !retry("Reading CSIDriver "+names.CSIDriverName, func(ctx context.Context) error {
+		return adoptFoundBefore(ctx, c, in.store)
+	}) {
+		return false, nil
+	}
 	if at, found := in.store.Get(state.ManilaFoundKey); found {
-		// A promise of an earlier process: keep the operand reconciled without waiting for OpenStack.
+		// A promise of an earlier process, or of a predecessor's installed driver: keep the operand
+		// reconciled without waiting for OpenStack.
 		startOperand("Manila was found at " + at + " (ConfigMap " + state.ConfigMapName + ")")
 	}
 	operatorControllers.Run(ctx, 1)

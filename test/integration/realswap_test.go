@@ -212,6 +212,8 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 
 	// The release: CSO with our image, from a storage seen healthy.
 	storage := storageRec.fromHealthy(t)
+	// The Storage CR's version current at the swap and every later one.
+	manilaFrom := max(len(manilaView.Lines())-1, 0)
 	undo := func() {}
 	if shape.atSwap != nil {
 		undo = shape.atSwap(t)
@@ -225,7 +227,9 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 	waitForPodLog(t, runner, oursPod, "successfully acquired lease", 1)
 	clock.mark("this operator holds its lease")
 	if shape.atSwap != nil {
-		waitForRealTakeover(t, cso, p, false, nil)
+		// The predecessor's installed driver says Manila was found: kept and reported Available while
+		// OpenStack cannot be asked (no classes adopted: they need Manila's share types).
+		waitForRealTakeover(t, cso, p, shape.manila, nil)
 		clock.mark("this operator reports while the shape lasts")
 		undo()
 	}
@@ -301,6 +305,13 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 	}
 
 	oneOperatorActing(t, runner, runStart, predImage)
+	if shape.manila {
+		for _, v := range manilaView.Timeline()[manilaFrom:] {
+			if strings.Contains(v, "Available=True (DriverDisabled)") {
+				t.Errorf("CSO read the installed driver as disabled: %s", v)
+			}
+		}
+	}
 	if got := storage(); len(got) > 0 {
 		t.Errorf("ClusterOperator storage was unavailable or degraded during the swaps:\n%s", strings.Join(got, "\n"))
 	}
@@ -461,6 +472,9 @@ func waitForRealTakeover(t *testing.T, cso *framework.CSO, p framework.Predecess
 		}
 		if c.Status != operatorv1.ConditionTrue {
 			return fmt.Errorf("CSO's %s=%s (%s: %s)", c.Type, c.Status, c.Reason, c.Message)
+		}
+		if d := v1helpers.FindOperatorCondition(cr.Status.Conditions, manila.ConditionDisabled); withManila && d != nil && d.Status == operatorv1.ConditionTrue {
+			return fmt.Errorf("the installed driver reads as disabled: %+v", d)
 		}
 		if !withManila {
 			// 4.17 writes the same type (reason NoManila); a failed first poll leaves a Disabled that
