@@ -37,17 +37,16 @@ func installedDriver(ctx context.Context, kube kubernetes.Interface) (*storagev1
 }
 
 // adoptFoundBefore records in the state ConfigMap that Manila was found, when a driver someone else
-// installed says so (foundBefore): a takeover then keeps the operand and never reads an OpenStack
-// that is down for the moment as a cloud without Manila.
-func adoptFoundBefore(ctx context.Context, c *clients, store *state.Store) error {
+// installed says so (foundBefore), and returns when: a takeover then keeps the operand and never
+// reads an OpenStack that is down for the moment as a cloud without Manila.
+func adoptFoundBefore(ctx context.Context, c *clients, store *state.Store) (at string, found bool, err error) {
 	driver, err := installedDriver(ctx, c.kube)
 	if err != nil {
-		return err
+		return "", false, err
 	}
-	at, ok := foundBefore(driver, platform.OtherFrom(c.configInformer.Config().V1().Infrastructures().Lister()))
-	if !ok {
-		return nil
+	if at, found = foundBefore(driver, platform.OtherFrom(c.configInformer.Config().V1().Infrastructures().Lister())); !found {
+		return "", false, nil
 	}
 	klog.Infof("CSIDriver %s exists since %s: Manila was found on this cluster before this operator ran", names.CSIDriverName, at)
-	return store.Set(ctx, state.ManilaFoundKey, at)
+	return at, true, store.Set(ctx, state.ManilaFoundKey, at)
 }

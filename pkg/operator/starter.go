@@ -4,6 +4,7 @@ package operator
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/openshift/library-go/pkg/controller/controllercmd"
@@ -93,13 +94,15 @@ func (w wiring) start(ctx context.Context) (bool, error) {
 	}
 	var operand *operandControllers
 	var operandOnce sync.Once
+	var operandStarted atomic.Bool
 	startOperand := func(why string) {
+		operandStarted.Store(true)
 		operandOnce.Do(func() {
 			klog.Infof("Starting the Manila CSI driver controllers: %s", why)
 			operand.Run(ctx)
 		})
 	}
-	own := o.ownControllers(ctx, f, c, in, recorder, startOperand)
+	own := o.ownControllers(ctx, f, c, in, recorder, startOperand, operandStarted.Load)
 	if f.IsHosted() && !retry("Labelling the operator's ConfigMaps in namespace "+c.layout.ControllerNamespace, func(ctx context.Context) error {
 		return labelOwnConfigMaps(ctx, c.mgmtKube, c.layout.ControllerNamespace)
 	}) {
@@ -134,12 +137,14 @@ func (w wiring) start(ctx context.Context) (bool, error) {
 	if !cache.WaitFor(ctx, "", syncedCheckers(inputs)...) {
 		return false, nil
 	}
-	if _, found := in.store.Get(state.ManilaFoundKey); !found && !retry("Reading CSIDriver "+names.CSIDriverName, func(ctx context.Context) error {
-		return adoptFoundBefore(ctx, c, in.store)
+	at, found := in.store.Get(state.ManilaFoundKey)
+	if !found && !retry("Reading CSIDriver "+names.CSIDriverName, func(ctx context.Context) (err error) {
+		at, found, err = adoptFoundBefore(ctx, c, in.store)
+		return err
 	}) {
 		return false, nil
 	}
-	if at, found := in.store.Get(state.ManilaFoundKey); found {
+	if found {
 		// A promise of an earlier process, or of a predecessor's installed driver: keep the operand
 		// reconciled without waiting for OpenStack.
 		startOperand("Manila was found at " + at + " (ConfigMap " + state.ConfigMapName + ")")
@@ -186,7 +191,7 @@ func syncedCheckers(informers []cache.SharedIndexInformer) []cache.DoneChecker {
 // starts the operand through startOperand once Manila is found, the config check, the StorageClasses,
 // the driver secret, the runtime config, the removal of stale conditions and, where the CephFS instance
 // can run (standalone), the diagnosis of claims whose cephx ID Manila refused.
-func (o *Options) ownControllers(ctx context.Context, f Flavour, c *clients, in *sharedInputs, recorder events.Recorder, startOperand func(why string)) []factory.Controller {
+func (o *Options) ownControllers(ctx context.Context, f Flavour, c *clients, in *sharedInputs, recorder events.Recorder, startOperand func(why string), operandStarted func() bool) []factory.Controller {
 	clk, layout := c.clock, c.layout
 	verifiedCredentials := &verified.Credentials{}
 	secretSyncDeps := secretsync.Deps{
@@ -214,10 +219,13 @@ func (o *Options) ownControllers(ctx context.Context, f Flavour, c *clients, in 
 		Sessions:           sessions,
 		OperatorConfig:     in.config,
 		Verified:           verifiedCredentials,
+		// The state ConfigMap, or this process's own start of the operand: the cache may not show a
+		// write of the key made at start yet.
 		EverFound: func() bool {
 			_, found := in.store.Get(state.ManilaFoundKey)
-			return found
+			return found || operandStarted()
 		},
+
 		OnManilaFound: func([]manilatypes.ShareType) {
 			// Persisted first, so that a new process keeps the operand even if this one dies now.
 			if _, found := in.store.Get(state.ManilaFoundKey); !found {
