@@ -13,7 +13,7 @@ import (
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	"k8s.io/apimachinery/pkg/api/equality"
-	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
 )
@@ -68,7 +68,7 @@ var conflictBackoff = wait.Backoff{Duration: 20 * time.Millisecond, Factor: 1.5,
 // the status is read from the API server. A missing ClusterCSIDriver is a NotFound error.
 func Update(ctx context.Context, client Client, changes ...Change) (bool, error) {
 	written, conflicted := false, ""
-	err := retry.OnError(conflictBackoff, func(err error) bool { return kerrors.IsConflict(err) && ctx.Err() == nil }, func() error {
+	err := retry.OnError(conflictBackoff, func(err error) bool { return apierrors.IsConflict(err) && ctx.Err() == nil }, func() error {
 		_, old, version, err := client.GetOperatorState()
 		if err == nil && version == conflicted {
 			_, old, version, err = client.GetOperatorStateWithQuorum(ctx)
@@ -86,7 +86,7 @@ func Update(ctx context.Context, client Client, changes ...Change) (bool, error)
 			written = false
 			return nil
 		}
-		if _, err = client.UpdateOperatorStatus(ctx, version, status); kerrors.IsConflict(err) {
+		if _, err = client.UpdateOperatorStatus(ctx, version, status); apierrors.IsConflict(err) {
 			conflicted = version
 		}
 		written = err == nil

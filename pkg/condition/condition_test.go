@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
-	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -21,7 +21,7 @@ type memClient struct {
 
 func (m *memClient) GetOperatorState() (*operatorv1.OperatorSpec, *operatorv1.OperatorStatus, string, error) {
 	if m.missing {
-		return nil, nil, "", kerrors.NewNotFound(schema.GroupResource{Resource: "clustercsidrivers"}, "x")
+		return nil, nil, "", apierrors.NewNotFound(schema.GroupResource{Resource: "clustercsidrivers"}, "x")
 	}
 	return &operatorv1.OperatorSpec{}, m.cache.DeepCopy(), m.cached, nil
 }
@@ -33,7 +33,7 @@ func (m *memClient) GetOperatorStateWithQuorum(context.Context) (*operatorv1.Ope
 
 func (m *memClient) UpdateOperatorStatus(_ context.Context, version string, s *operatorv1.OperatorStatus) (*operatorv1.OperatorStatus, error) {
 	if version != m.version {
-		return nil, kerrors.NewConflict(schema.GroupResource{Resource: "clustercsidrivers"}, "x", nil)
+		return nil, apierrors.NewConflict(schema.GroupResource{Resource: "clustercsidrivers"}, "x", nil)
 	}
 	m.writes++
 	m.server, m.version = *s.DeepCopy(), version+"'"
@@ -109,7 +109,7 @@ func TestRemoveWhereReportsWhatWasThere(t *testing.T) {
 }
 
 func TestUpdateOfAMissingObject(t *testing.T) {
-	if _, err := Update(context.Background(), &memClient{missing: true}, Remove("A")); !kerrors.IsNotFound(err) {
+	if _, err := Update(context.Background(), &memClient{missing: true}, Remove("A")); !apierrors.IsNotFound(err) {
 		t.Errorf("got %v, want NotFound", err)
 	}
 }
