@@ -116,8 +116,9 @@ func statusUpdates(obs Observation, failures, grace int, everFound bool) []condi
 				disabled(ReasonManilaNotReached, "Keystone or Manila has not answered since the operator was installed, so the Manila CSI driver is not installed yet: "+obs.Err.Error()))}
 		}
 		if failures >= grace {
-			return []condition.Change{degraded(ReasonOpenStackError)}
+			return []condition.Change{degraded(ReasonOpenStackError), notInstalledGoes}
 		}
+		return []condition.Change{clearIfReason(ConditionDegraded, ReasonInvalidCredentials), notInstalledGoes}
 	}
 	// Within the grace period the verdict on earlier, invalid credentials no longer holds.
 	return []condition.Change{clearIfReason(ConditionDegraded, ReasonInvalidCredentials)}
@@ -163,6 +164,19 @@ func disabledUntilAvailable(status *operatorv1.OperatorStatus) error {
 	v1helpers.SetOperatorCondition(&status.Conditions, operatorv1.OperatorCondition{Type: ConditionDisabled, Status: operatorv1.ConditionTrue,
 		Reason: ReasonDriverStarting, Message: "Manila was found and the Manila CSI driver is being installed; this condition goes once the driver is Available."})
 	return nil
+}
+
+// notInstalledGoes: once Manila was found, a Disabled that says the driver is not installed is false:
+// this operator's ManilaNotReached from before, or a predecessor's own reason (4.17 writes its
+// NoManila when a poll fails, and a takeover may find it so). It goes as on a good poll
+// (disabledUntilAvailable), while Manila cannot be asked. A Disabled that tells what this operator's
+// last good poll saw of Manila (NoManilaService, NoShareTypes) stays.
+func notInstalledGoes(status *operatorv1.OperatorStatus) error {
+	d := v1helpers.FindOperatorCondition(status.Conditions, ConditionDisabled)
+	if d == nil || d.Reason == ReasonNoManilaService || d.Reason == ReasonNoShareTypes {
+		return nil
+	}
+	return disabledUntilAvailable(status)
 }
 
 // errMissingSecret and errMissingKey name the object and key the operator waits for.
