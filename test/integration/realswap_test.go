@@ -213,8 +213,9 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 
 	// The release: CSO with our image, from a storage seen healthy.
 	storage := storageRec.fromHealthy(t)
-	// The Storage CR's version current at the swap and every later one.
-	manilaFrom := max(len(manilaView.Lines())-1, 0)
+	// The Storage CR's versions from the one this operator's takeover was first seen in: before it, the
+	// predecessor may itself write a Disabled as the shape's outage begins.
+	manilaFrom := -1
 	undo := func() {}
 	if shape.atSwap != nil {
 		// Undone once: in the swap's course, or at the end of a test that failed before (the next
@@ -236,10 +237,14 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 		// The predecessor's installed driver says Manila was found: kept and reported Available while
 		// OpenStack cannot be asked (no classes adopted: they need Manila's share types).
 		waitForRealTakeover(t, cso, p, shape.manila, nil)
+		manilaFrom = max(len(manilaView.Lines())-1, 0)
 		clock.mark("this operator reports while the shape lasts")
 		undo()
 	}
 	waitForRealTakeover(t, cso, p, shape.manila, types)
+	if manilaFrom < 0 {
+		manilaFrom = max(len(manilaView.Lines())-1, 0)
+	}
 	clock.mark("this operator leads")
 	if shape.manila {
 		for key, id := range predecessorUIDs(t, world) {
