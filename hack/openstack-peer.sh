@@ -23,7 +23,7 @@
 #   KEYSTONE_PORT [15000]  MANILA_PORT [18786]  ADMIN_PASSWORD [secret]
 #   MANILA_AUTH   [keystone]   keystone | noauth   (noauth: manila needs no Keystone; noauthv2 breaks
 #                              with Debian's api-paste.ini: KeyError 'noauthv2' in the /v1 pipeline)
-#   MANILA_SERVER [eventlet]   eventlet (hack/manila/manila_api.py, one process) | uwsgi (manila-wsgi under uwsgi)
+#   MANILA_SERVER [eventlet]   eventlet (hack/manila/manila_all.py --api-only, one process) | uwsgi (manila-wsgi under uwsgi)
 #   SHAREV2_URL_STYLE [plain]  plain -> http://127.0.0.1:PORT/v2 ; project -> .../v2/%(project_id)s
 #   KEYSTONE_PROCESSES [1]     uwsgi worker processes for keystone (threads are always 1: sqlite)
 #   DB            [sqlite]     sqlite | postgresql  (postgresql: private PG 15 cluster in DIR/pg on
@@ -556,9 +556,9 @@ start_manila() {
   elif [ "$MANILA_SERVER" = uwsgi ]; then
     setsid uwsgi --ini "$D/manila/uwsgi.ini" >/dev/null 2>&1 </dev/null &
   else
-    # eventlet server in one process (hack/manila/manila_api.py: Debian's manila-api adds a parent
+    # eventlet server in one process (manila_all.py --api-only: Debian's manila-api adds a parent
     # that polls its worker 100 times a second)
-    PYTHONDONTWRITEBYTECODE=1 setsid "$PY" "$HACK_DIR/manila/manila_api.py" --config-file "$D/manila/manila.conf" \
+    PYTHONDONTWRITEBYTECODE=1 setsid "$PY" "$HACK_DIR/manila/manila_all.py" --api-only --config-file "$D/manila/manila.conf" \
       >"$D/log/manila-api.stdout" 2>&1 </dev/null &
     echo $! > "$D/run/manila-api.pid"
   fi
