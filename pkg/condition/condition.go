@@ -3,14 +3,24 @@
 // it, re-reading and deciding again on a conflict while its context lasts. The controllers pass their
 // operator client (read from its informer, from the API server after a conflict); the lifecycle,
 // whose informers may not run, passes Live.
+//
+// A change that only removes conditions is sent as a JSON patch, as library-go's
+// RemoveStaleConditionsController removes them: it applies only while every condition read still has
+// the type and status the decision saw at its place, whatever else others wrote meanwhile. A write of
+// the whole status would conflict with every write of anyone else's in between, and a predecessor
+// that has just taken over writes many times a second for tens of seconds (its applies queued at
+// client-go's default 5 requests a second): a hand-back must not lose that race.
 package condition
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/apiserver/jsonpatch"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,6 +33,7 @@ type Client interface {
 	GetOperatorState() (*operatorv1.OperatorSpec, *operatorv1.OperatorStatus, string, error)
 	GetOperatorStateWithQuorum(ctx context.Context) (*operatorv1.OperatorSpec, *operatorv1.OperatorStatus, string, error)
 	UpdateOperatorStatus(ctx context.Context, resourceVersion string, status *operatorv1.OperatorStatus) (*operatorv1.OperatorStatus, error)
+	PatchOperatorStatus(ctx context.Context, jsonPatch *jsonpatch.PatchSet) error
 }
 
 // Change changes a status in place (v1helpers.UpdateStatusFunc).
@@ -63,12 +74,16 @@ func RemoveWhere(pick func([]operatorv1.OperatorCondition) []string, removed *[]
 // exit's removal would be lost with it.
 var conflictBackoff = wait.Backoff{Duration: 20 * time.Millisecond, Factor: 1.5, Jitter: 0.2, Steps: 20, Cap: time.Second}
 
-// Update applies changes to the status and writes it when they changed it (true then). The first read
-// is client's cached one; after a conflict, while the cache still shows the version that conflicted,
-// the status is read from the API server. A missing ClusterCSIDriver is a NotFound error.
+// Update applies changes to the status and writes it when they changed it (true then): a removal only
+// as a patch (removalPatch), anything else as the whole status of the version read. The first read is
+// client's cached one; after a conflict, while the cache still shows the version that conflicted, the
+// status is read from the API server. A missing ClusterCSIDriver is a NotFound error.
 func Update(ctx context.Context, client Client, changes ...Change) (bool, error) {
 	written, conflicted := false, ""
-	err := retry.OnError(conflictBackoff, func(err error) bool { return apierrors.IsConflict(err) && ctx.Err() == nil }, func() error {
+	retriable := func(err error) bool {
+		return (apierrors.IsConflict(err) || errors.Is(err, errMoved)) && ctx.Err() == nil
+	}
+	err := retry.OnError(conflictBackoff, retriable, func() error {
 		_, old, version, err := client.GetOperatorState()
 		if err == nil && version == conflicted {
 			_, old, version, err = client.GetOperatorStateWithQuorum(ctx)
@@ -86,11 +101,58 @@ func Update(ctx context.Context, client Client, changes ...Change) (bool, error)
 			written = false
 			return nil
 		}
-		if _, err = client.UpdateOperatorStatus(ctx, version, status); apierrors.IsConflict(err) {
+		if patch := removalPatch(old.Conditions, status.Conditions); patch != nil && sameButConditions(old, status) {
+			err = client.PatchOperatorStatus(ctx, patch)
+			if apierrors.IsInvalid(err) { // a test of the patch failed: decide again on what is there now
+				err = fmt.Errorf("%w: %w", errMoved, err)
+			}
+		} else {
+			_, err = client.UpdateOperatorStatus(ctx, version, status)
+		}
+		if apierrors.IsConflict(err) || errors.Is(err, errMoved) {
 			conflicted = version
 		}
 		written = err == nil
 		return err
 	})
 	return written, err
+}
+
+// errMoved is a removal patch refused because a condition read is no longer at its place with its
+// status.
+var errMoved = errors.New("the conditions changed since they were read")
+
+// removalPatch is the JSON patch that turns the conditions read into kept, when kept is read less some
+// of its conditions (nil otherwise): it tests the type and status of every condition read at its
+// index (what a removal is decided on), then removes from the last index down.
+func removalPatch(read, kept []operatorv1.OperatorCondition) *jsonpatch.PatchSet {
+	var gone []int
+	k := 0
+	for i, c := range read {
+		if k < len(kept) && equality.Semantic.DeepEqual(c, kept[k]) {
+			k++
+			continue
+		}
+		gone = append(gone, i)
+	}
+	if k != len(kept) || len(gone) == 0 {
+		return nil
+	}
+	patch := jsonpatch.New()
+	for i, c := range read {
+		patch.WithTest(fmt.Sprintf("/status/conditions/%d/type", i), c.Type)
+		patch.WithTest(fmt.Sprintf("/status/conditions/%d/status", i), c.Status)
+	}
+	for _, i := range slices.Backward(gone) {
+		at := fmt.Sprintf("/status/conditions/%d", i)
+		patch.WithRemove(at, jsonpatch.NewTestCondition(at+"/type", read[i].Type))
+	}
+	return patch
+}
+
+// sameButConditions is whether a and b differ in their conditions only.
+func sameButConditions(a, b *operatorv1.OperatorStatus) bool {
+	a, b = a.DeepCopy(), b.DeepCopy()
+	a.Conditions, b.Conditions = nil, nil
+	return equality.Semantic.DeepEqual(a, b)
 }

@@ -6,8 +6,12 @@ import (
 	"testing"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/apiserver/jsonpatch"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/condition/conditiontest"
 )
 
 // memClient keeps one status; its cache can lag the server by a version, and an update conflicts
@@ -16,6 +20,7 @@ type memClient struct {
 	server, cache   operatorv1.OperatorStatus
 	version, cached string
 	writes, quorum  int
+	patches         int
 	missing         bool
 }
 
@@ -41,6 +46,20 @@ func (m *memClient) UpdateOperatorStatus(_ context.Context, version string, s *o
 	return s, nil
 }
 
+// PatchOperatorStatus applies the JSON patch to the server's status as the API server does; a write
+// moves the version.
+func (m *memClient) PatchOperatorStatus(_ context.Context, patch *jsonpatch.PatchSet) error {
+	patched, err := conditiontest.Apply(m.server, patch)
+	if err != nil {
+		return err
+	}
+	m.writes++
+	m.patches++
+	m.server, m.version = patched, m.version+"'"
+	m.cache, m.cached = m.server, m.version
+	return nil
+}
+
 func status(types ...string) operatorv1.OperatorStatus {
 	var s operatorv1.OperatorStatus
 	for _, t := range types {
@@ -49,7 +68,7 @@ func status(types ...string) operatorv1.OperatorStatus {
 	return s
 }
 
-func types(s operatorv1.OperatorStatus) []string {
+func typesOf(s operatorv1.OperatorStatus) []string {
 	var out []string
 	for _, c := range s.Conditions {
 		out = append(out, c.Type)
@@ -86,7 +105,7 @@ func TestUpdate(t *testing.T) {
 			if written != tc.wantWritten || (m.writes > 0) != tc.wantWritten {
 				t.Errorf("written %v after %d writes, want %v", written, m.writes, tc.wantWritten)
 			}
-			if got := types(m.server); !slices.Equal(got, tc.wantTypes) {
+			if got := typesOf(m.server); !slices.Equal(got, tc.wantTypes) {
 				t.Errorf("conditions %v, want %v", got, tc.wantTypes)
 			}
 			if (m.quorum > 0) != tc.wantQuorum {
@@ -111,5 +130,97 @@ func TestRemoveWhereReportsWhatWasThere(t *testing.T) {
 func TestUpdateOfAMissingObject(t *testing.T) {
 	if _, err := Update(context.Background(), &memClient{missing: true}, Remove("A")); !apierrors.IsNotFound(err) {
 		t.Errorf("got %v, want NotFound", err)
+	}
+}
+
+func cond(t string, s operatorv1.ConditionStatus, msg string) operatorv1.OperatorCondition {
+	return operatorv1.OperatorCondition{Type: t, Status: s, Reason: "R", Message: msg}
+}
+
+// A removal is a patch that tests what the decision read (each condition's type and status at its
+// place), not the version: others' writes of anything else since the read do not refuse it, and a
+// decision whose grounds changed is made again on what is there now.
+func TestRemovalIsAPatchOnWhatWasRead(t *testing.T) {
+	theirs := func(s operatorv1.ConditionStatus, msg string) operatorv1.OperatorCondition {
+		return cond("TheirsAvailable", s, msg)
+	}
+	ours := cond("OursAvailable", operatorv1.ConditionTrue, "")
+	// Ours goes while theirs says Available.
+	whileTheirsAvailable := RemoveWhere(func(conds []operatorv1.OperatorCondition) []string {
+		if v1helpers.IsOperatorConditionTrue(conds, "TheirsAvailable") {
+			return []string{"OursAvailable"}
+		}
+		return nil
+	}, nil)
+	for _, tc := range []struct {
+		name           string
+		read, server   []operatorv1.OperatorCondition
+		wantTypes      []string
+		wantReread     bool
+		wantPatches    int
+		wantNotWritten bool
+	}{
+		{"others wrote messages and times since the read: the patch applies",
+			[]operatorv1.OperatorCondition{theirs(operatorv1.ConditionTrue, "a"), ours},
+			[]operatorv1.OperatorCondition{theirs(operatorv1.ConditionTrue, "b"), ours},
+			[]string{"TheirsAvailable"}, false, 1, false},
+		{"a condition was added before it: decided again on the server's",
+			[]operatorv1.OperatorCondition{theirs(operatorv1.ConditionTrue, ""), ours},
+			[]operatorv1.OperatorCondition{cond("NewDegraded", operatorv1.ConditionFalse, ""), theirs(operatorv1.ConditionTrue, ""), ours},
+			[]string{"NewDegraded", "TheirsAvailable"}, true, 1, false},
+		{"the grounds flipped since the read: decided again, nothing removed",
+			[]operatorv1.OperatorCondition{theirs(operatorv1.ConditionTrue, ""), ours},
+			[]operatorv1.OperatorCondition{theirs(operatorv1.ConditionFalse, ""), ours},
+			[]string{"TheirsAvailable", "OursAvailable"}, true, 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &memClient{server: operatorv1.OperatorStatus{Conditions: tc.server}, version: "2",
+				cache: operatorv1.OperatorStatus{Conditions: tc.read}, cached: "1"}
+			written, err := Update(context.Background(), m, whileTheirsAvailable)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := typesOf(m.server); !slices.Equal(got, tc.wantTypes) {
+				t.Errorf("conditions %v, want %v", got, tc.wantTypes)
+			}
+			if (m.quorum > 0) != tc.wantReread || m.patches != tc.wantPatches || written == tc.wantNotWritten {
+				t.Errorf("%d reads from the server, %d patches, written %v; want a read %v, %d patches", m.quorum, m.patches, written, tc.wantReread, tc.wantPatches)
+			}
+		})
+	}
+}
+
+func TestRemovalPatch(t *testing.T) {
+	a, b, c := cond("A", operatorv1.ConditionTrue, ""), cond("B", operatorv1.ConditionFalse, ""), cond("C", operatorv1.ConditionTrue, "")
+	bChanged := cond("B", operatorv1.ConditionTrue, "")
+	for _, tc := range []struct {
+		name       string
+		read, kept []operatorv1.OperatorCondition
+		want       string
+	}{
+		{"nothing removed", []operatorv1.OperatorCondition{a, b}, []operatorv1.OperatorCondition{a, b}, ""},
+		{"a condition changed: not a removal", []operatorv1.OperatorCondition{a, b}, []operatorv1.OperatorCondition{a, bChanged}, ""},
+		{"a condition added: not a removal", []operatorv1.OperatorCondition{a}, []operatorv1.OperatorCondition{a, b}, ""},
+		{"two removed, from the last down, after testing all read",
+			[]operatorv1.OperatorCondition{a, b, c}, []operatorv1.OperatorCondition{b},
+			`[{"op":"test","path":"/status/conditions/0/type","value":"A"},{"op":"test","path":"/status/conditions/0/status","value":"True"},` +
+				`{"op":"test","path":"/status/conditions/1/type","value":"B"},{"op":"test","path":"/status/conditions/1/status","value":"False"},` +
+				`{"op":"test","path":"/status/conditions/2/type","value":"C"},{"op":"test","path":"/status/conditions/2/status","value":"True"},` +
+				`{"op":"test","path":"/status/conditions/2/type","value":"C"},{"op":"remove","path":"/status/conditions/2"},` +
+				`{"op":"test","path":"/status/conditions/0/type","value":"A"},{"op":"remove","path":"/status/conditions/0"}]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ""
+			if p := removalPatch(tc.read, tc.kept); p != nil {
+				b, err := p.Marshal()
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = string(b)
+			}
+			if got != tc.want {
+				t.Errorf("patch\n%s\nwant\n%s", got, tc.want)
+			}
+		})
 	}
 }

@@ -5,7 +5,9 @@ import (
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	operatorv1client "github.com/openshift/client-go/operator/clientset/versioned/typed/operator/v1"
+	"github.com/openshift/library-go/pkg/apiserver/jsonpatch"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // Live reads and writes the ClusterCSIDriver name through the API server, for a caller whose
@@ -44,4 +46,13 @@ func (l *live) UpdateOperatorStatus(ctx context.Context, resourceVersion string,
 		return nil, err
 	}
 	return &updated.Status.OperatorStatus, nil
+}
+
+func (l *live) PatchOperatorStatus(ctx context.Context, patch *jsonpatch.PatchSet) error {
+	body, err := patch.Marshal()
+	if err != nil {
+		return err
+	}
+	_, err = l.drivers.Patch(ctx, l.name, types.JSONPatchType, body, metav1.PatchOptions{}, "status")
+	return err
 }

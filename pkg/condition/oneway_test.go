@@ -13,7 +13,7 @@ import (
 // ClusterCSIDriver in the operator's code. The one exception forwards library-go's own controllers'
 // server-side applies (optionalInstanceClient), which are library-go's write, not ours.
 func TestOneWayToWriteACondition(t *testing.T) {
-	writes := regexp.MustCompile(`v1helpers\.UpdateStatus\(|\.ApplyOperatorStatus\(|\.UpdateOperatorStatus\(|\.UpdateStatus\(ctx`)
+	writes := regexp.MustCompile(`v1helpers\.UpdateStatus\(|\.ApplyOperatorStatus\(|\.UpdateOperatorStatus\(|\.PatchOperatorStatus\(|\.UpdateStatus\(ctx`)
 	forwarding := "return c.OperatorClientWithFinalizers.ApplyOperatorStatus(ctx, fieldManager, withoutAvailable(status))"
 	found := 0
 	for _, root := range []string{"../../pkg", "../../cmd"} {

@@ -114,7 +114,8 @@ func newClients(cc *controllercmd.ControllerContext, f Flavour, guestConfig *res
 	if f.IsHosted() {
 		kubeConfig, protoKubeConfig = guestConfig, protobuf(guestConfig)
 	}
-	kube, err := kubernetes.NewForConfig(withRateLimits(protoKubeConfig))
+	kubeConfig, protoKubeConfig = withRateLimits(kubeConfig), withRateLimits(protoKubeConfig)
+	kube, err := kubernetes.NewForConfig(protoKubeConfig)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +166,7 @@ func newClients(cc *controllercmd.ControllerContext, f Flavour, guestConfig *res
 		if c.mgmtKube, err = kubernetes.NewForConfig(withRateLimits(cc.ProtoKubeConfig)); err != nil {
 			return nil, err
 		}
-		if c.mgmtDynamic, err = dynamic.NewForConfig(cc.KubeConfig); err != nil {
+		if c.mgmtDynamic, err = dynamic.NewForConfig(withRateLimits(cc.KubeConfig)); err != nil {
 			return nil, err
 		}
 		c.ownHCP = informercache.Labelled(c.mgmtKube, hcp, names.OwnerSelector)
@@ -227,8 +228,10 @@ func protobuf(cfg *rest.Config) *rest.Config {
 	return c
 }
 
-// withRateLimits raises client-go's default 5 QPS, at which a cloud with a thousand share types
-// would wait minutes for its StorageClasses; an explicit setting is kept.
+// withRateLimits raises client-go's default 5 QPS, for every client: at 5 a cloud with a thousand
+// share types would wait minutes for its StorageClasses, and the ClusterCSIDriver's status writes of
+// some thirty controllers queued behind each other for seconds, each sent on a read that others'
+// writes had outdated by then (a conflict, retried into the same queue). An explicit setting is kept.
 func withRateLimits(cfg *rest.Config) *rest.Config {
 	c := rest.CopyConfig(cfg)
 	if c.QPS == 0 {

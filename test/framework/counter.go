@@ -16,7 +16,9 @@ type RequestCounter struct {
 }
 
 // Outcome is how one request ended: its status, or 0 when no response came (refused, timed out).
+// Sent is when it was sent, At when it ended.
 type Outcome struct {
+	Sent    time.Time
 	At      time.Time
 	Request string
 	Status  int
@@ -32,8 +34,9 @@ func (c *RequestCounter) Wrap(next http.RoundTripper) http.RoundTripper {
 		c.byHost[req.URL.Host]++
 		c.log = append(c.log, req.Method+" "+req.URL.Host+req.URL.Path)
 		c.mu.Unlock()
+		sent := time.Now()
 		resp, err := next.RoundTrip(req)
-		o := Outcome{At: time.Now(), Request: req.Method + " " + req.URL.Host + req.URL.Path}
+		o := Outcome{Sent: sent, At: time.Now(), Request: req.Method + " " + req.URL.Host + req.URL.Path}
 		if err == nil {
 			o.Status = resp.StatusCode
 		}
