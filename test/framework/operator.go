@@ -94,7 +94,7 @@ func OperatorOptions() (*operator.Options, *RequestCounter) {
 	opts := operator.DefaultOptions()
 	opts.PollInterval = PollInterval
 	opts.SecretGrace = 3 * time.Second
-	// Stopping an in-process operator returns at once; the hand-over is the binary's (TestRealCSOImageSwap).
+	// Stopping an in-process operator returns at once; the hand-over is the binary's (TestRealCSOImageSwap*).
 	opts.HandOverWait = 0
 	opts.OpenStackTransport = counter.Wrap
 	opts.Getenv = func(name string) string { return TestImages[name] }

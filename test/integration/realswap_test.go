@@ -45,59 +45,61 @@ type realSwapShape struct {
 	atSwap func(t *testing.T) (undo func())
 }
 
-// TestRealCSOImageSwap is a release swapping OpenShift's Manila operator for this one and back, all of
-// it real: cluster-storage-operator (each generation) applies the Manila operator's Deployment; a
-// release's swap is CSO restarted with another MANILA_DRIVER_OPERATOR_IMAGE, as a new CSO pod is
-// rolled with it; the pod runner runs the Deployment's pods, the real predecessor binary for its image
-// (its clouds.yaml at /etc/openstack, where its container has it) and this operator's built binary for
-// ours; the real kube-controller-manager rolls the Deployment. Under CSO main this operator's pod is
-// also deleted once (a graceful restart: the new pod takes the released lease); the operand
-// namespace's network policies are applied as CSO's Role allows (4.17's grants none: a condition
-// names the missing verbs). Cloud shapes: Manila with NFS types (a bound claim, a VolumeSnapshot and
-// an admin's default class on the predecessor's classes); no Manila in the catalog; Keystone
-// unreachable when the swap happens; this operator's CephFS instance on with a ceph-csi image no node
-// can pull. Throughout, ClusterOperator storage (read whole: a stand-in keeps Cinder's part healthy) is never
-// Available=False nor
-// Degraded=True (CSO's own inertia applies; with CephFS, a Degraded of the CephFS instance's own may
-// show); no workload, claim, volume, snapshot or CSIDriver is deleted; one PDB; and after the swap
-// back the predecessor leads and no condition is left that it does not write. The time each phase
-// took is printed (where the swap's minutes go), not asserted.
-func TestRealCSOImageSwap(t *testing.T) {
-	nfs := realSwapShape{name: "Manila with NFS types", manila: true}
-	noManila := realSwapShape{name: "no Manila in the catalog", before: withoutManilaInCatalog}
-	keystoneDown := realSwapShape{name: "Keystone unreachable at the swap", manila: true, atSwap: func(t *testing.T) func() {
-		if err := world.OpenStack.StopKeystone(); err != nil {
-			t.Fatal(err)
-		}
-		return func() {
-			if err := world.OpenStack.StartKeystone(); err != nil {
-				t.Errorf("starting Keystone again: %v", err)
-			}
-		}
-	}}
-	cephFSWrongImage := realSwapShape{name: "CephFS on with a wrong image", manila: true, cephFS: true, before: func(t *testing.T) {
-		world.WriteOperatorConfig(t, cephFSConfig(unpullableCephCSI))
-	}}
-	for _, tc := range []struct {
-		gen   framework.CSOGeneration
-		p     framework.Predecessor
-		shape realSwapShape
-	}{
-		{framework.CSOMain, framework.Predecessor418, nfs},
-		{framework.CSO417, framework.Predecessor417, keystoneDown},
-		{framework.CSO420, framework.Predecessor418, noManila},
-		{framework.CSOMain, framework.Predecessor418, cephFSWrongImage},
-	} {
-		t.Run(fmt.Sprintf("CSO %s, predecessor %s, %s", tc.gen, tc.p, tc.shape.name), func(t *testing.T) {
-			realImageSwap(t, tc.gen, tc.p, tc.shape)
-		})
-	}
+// The real image swap (realImageSwap) is a release swapping OpenShift's Manila operator for this one
+// and back, all of it real: cluster-storage-operator (each generation) applies the Manila operator's
+// Deployment; a release's swap is CSO restarted with another MANILA_DRIVER_OPERATOR_IMAGE, as a new CSO
+// pod is rolled with it; the pod runner runs the Deployment's pods, the real predecessor binary for
+// its image (its clouds.yaml at /etc/openstack, where its container has it) and this operator's built
+// binary for ours; the real kube-controller-manager rolls the Deployment. Under CSO main this
+// operator's pod is also deleted once (a graceful restart: the new pod takes the released lease); the
+// operand namespace's network policies are applied as CSO's Role allows (4.17's grants none: a
+// condition names the missing verbs). Throughout, ClusterOperator storage (read whole: a stand-in
+// keeps Cinder's part healthy) is never Available=False nor Degraded=True (CSO's own inertia applies;
+// with CephFS, a Degraded of the CephFS instance's own may show); no workload, claim, volume,
+// snapshot or CSIDriver is deleted; one PDB; and after the swap back the predecessor leads and no
+// condition is left that it does not write. The time each phase took is printed (where the swap's
+// minutes go), not asserted. Each cloud shape is a test of its own, so that the shards can balance
+// them.
+
+// TestRealCSOImageSwapNFS: Manila with NFS types, under CSO main and csi-operator 4.18; a bound claim,
+// a VolumeSnapshot and an admin's default class on the predecessor's classes.
+func TestRealCSOImageSwapNFS(t *testing.T) {
+	realImageSwap(t, framework.CSOMain, framework.Predecessor418, realSwapShape{name: "Manila with NFS types", manila: true})
 }
 
-// TestRealCSOImageSwapKeystoneHangs is TestRealCSOImageSwap's swap on a cloud whose Keystone accepts
-// connections and never answers from right before the swap to this operator until it reports (a hung
-// API, a firewall dropping the replies): every request of this operator's waits for its own timeout
-// (30 s), not for a refusal. A test of its own, so that the shards can balance it.
+// TestRealCSOImageSwapKeystoneDown: Keystone unreachable (refusing connections) from right before
+// the swap to this operator until it reports, under CSO 4.17 and its own predecessor.
+func TestRealCSOImageSwapKeystoneDown(t *testing.T) {
+	realImageSwap(t, framework.CSO417, framework.Predecessor417, realSwapShape{name: "Keystone unreachable at the swap", manila: true,
+		atSwap: func(t *testing.T) func() {
+			if err := world.OpenStack.StopKeystone(); err != nil {
+				t.Fatal(err)
+			}
+			return func() {
+				if err := world.OpenStack.StartKeystone(); err != nil {
+					t.Errorf("starting Keystone again: %v", err)
+				}
+			}
+		}})
+}
+
+// TestRealCSOImageSwapNoManila: no Manila in the catalog, under CSO 4.20 and csi-operator 4.18: each
+// operator reports the driver Disabled.
+func TestRealCSOImageSwapNoManila(t *testing.T) {
+	realImageSwap(t, framework.CSO420, framework.Predecessor418, realSwapShape{name: "no Manila in the catalog", before: withoutManilaInCatalog})
+}
+
+// TestRealCSOImageSwapCephFSWrongImage: this operator's CephFS instance on with a ceph-csi image no
+// node can pull, under CSO main and csi-operator 4.18.
+func TestRealCSOImageSwapCephFSWrongImage(t *testing.T) {
+	realImageSwap(t, framework.CSOMain, framework.Predecessor418, realSwapShape{name: "CephFS on with a wrong image", manila: true, cephFS: true,
+		before: func(t *testing.T) { world.WriteOperatorConfig(t, cephFSConfig(unpullableCephCSI)) }})
+}
+
+// TestRealCSOImageSwapKeystoneHangs: Keystone accepts connections and never answers from right before
+// the swap to this operator until it reports (a hung API, a firewall dropping the replies), under CSO
+// 4.20 and csi-operator 4.18: every request of this operator's waits for its own timeout (30 s), not
+// for a refusal.
 func TestRealCSOImageSwapKeystoneHangs(t *testing.T) {
 	realImageSwap(t, framework.CSO420, framework.Predecessor418, realSwapShape{name: "Keystone hangs at the swap", manila: true,
 		atSwap: func(t *testing.T) func() {
