@@ -28,12 +28,13 @@ import (
 	"k8s.io/client-go/util/retry"
 )
 
-// Client is what a condition change needs of an operator client: v1helpers.OperatorClient has it.
+// Client is what a condition change needs of an operator client: an OperatorClient (a Writer) or Live.
 type Client interface {
 	GetOperatorState() (*operatorv1.OperatorSpec, *operatorv1.OperatorStatus, string, error)
 	GetOperatorStateWithQuorum(ctx context.Context) (*operatorv1.OperatorSpec, *operatorv1.OperatorStatus, string, error)
 	UpdateOperatorStatus(ctx context.Context, resourceVersion string, status *operatorv1.OperatorStatus) (*operatorv1.OperatorStatus, error)
 	PatchOperatorStatus(ctx context.Context, jsonPatch *jsonpatch.PatchSet) error
+	Declares(conditionType string) bool
 }
 
 // Change changes a status in place (v1helpers.UpdateStatusFunc).
@@ -77,7 +78,9 @@ var conflictBackoff = wait.Backoff{Duration: 20 * time.Millisecond, Factor: 1.5,
 // Update applies changes to the status and writes it when they changed it (true then): a removal only
 // as a patch (removalPatch), anything else as the whole status of the version read. The first read is
 // client's cached one; after a conflict, while the cache still shows the version that conflicted, the
-// status is read from the API server. A missing ClusterCSIDriver is a NotFound error.
+// status is read from the API server. A missing ClusterCSIDriver is a NotFound error; changes that
+// add or change a condition of a type client does not declare are an error, and nothing is written
+// (any writer may remove others' types: a predecessor's stale ones).
 func Update(ctx context.Context, client Client, changes ...Change) (bool, error) {
 	written, conflicted := false, ""
 	retriable := func(err error) bool {
@@ -100,6 +103,9 @@ func Update(ctx context.Context, client Client, changes ...Change) (bool, error)
 		if equality.Semantic.DeepEqual(old, status) {
 			written = false
 			return nil
+		}
+		if t, found := firstUndeclared(old.Conditions, status.Conditions, client.Declares); found {
+			return undeclared(t)
 		}
 		if patch := removalPatch(old.Conditions, status.Conditions); patch != nil && sameButConditions(old, status) {
 			err = client.PatchOperatorStatus(ctx, patch)
@@ -148,6 +154,17 @@ func removalPatch(read, kept []operatorv1.OperatorCondition) *jsonpatch.PatchSet
 		patch.WithRemove(at, jsonpatch.NewTestCondition(at+"/type", read[i].Type))
 	}
 	return patch
+}
+
+// firstUndeclared is the type of the first condition in want that is not in read as it is there, and
+// that declares refuses.
+func firstUndeclared(read, want []operatorv1.OperatorCondition, declares func(string) bool) (string, bool) {
+	for _, c := range want {
+		if was := v1helpers.FindOperatorCondition(read, c.Type); (was == nil || !equality.Semantic.DeepEqual(*was, c)) && !declares(c.Type) {
+			return c.Type, true
+		}
+	}
+	return "", false
 }
 
 // sameButConditions is whether a and b differ in their conditions only.

@@ -3,15 +3,18 @@ package condition
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
+	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
 	"github.com/openshift/library-go/pkg/apiserver/jsonpatch"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/condition/conditiontest"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/conditiontypes"
 )
 
 // memClient keeps one status; its cache can lag the server by a version, and an update conflicts
@@ -59,6 +62,9 @@ func (m *memClient) PatchOperatorStatus(_ context.Context, patch *jsonpatch.Patc
 	m.cache, m.cached = m.server, m.version
 	return nil
 }
+
+// Declares every type but those named Undeclared...
+func (m *memClient) Declares(t string) bool { return !strings.HasPrefix(t, "Undeclared") }
 
 func status(types ...string) operatorv1.OperatorStatus {
 	var s operatorv1.OperatorStatus
@@ -222,5 +228,55 @@ func TestRemovalPatch(t *testing.T) {
 				t.Errorf("patch\n%s\nwant\n%s", got, tc.want)
 			}
 		})
+	}
+}
+
+// A writer adds or changes only the types it declares; it may remove any (a predecessor's stale
+// ones), and a condition of another type that it leaves as it is does not stop its write.
+func TestUpdateWritesOnlyDeclaredTypes(t *testing.T) {
+	undeclared := operatorv1.OperatorCondition{Type: "UndeclaredDegraded", Status: operatorv1.ConditionTrue, Reason: "R"}
+	for _, tc := range []struct {
+		name      string
+		server    operatorv1.OperatorStatus
+		change    Change
+		wantErr   bool
+		wantTypes []string
+	}{
+		{"setting an undeclared type is refused", status("A"), Set(undeclared), true, []string{"A"}},
+		{"changing an undeclared type is refused", status("A", "UndeclaredDegraded"), Set(undeclared), true, []string{"A", "UndeclaredDegraded"}},
+		{"removing an undeclared type is allowed", status("A", "UndeclaredDegraded"), Remove("UndeclaredDegraded"), false, []string{"A"}},
+		{"an undeclared type left as it is", status("UndeclaredDegraded"), Set(operatorv1.OperatorCondition{Type: "A", Status: operatorv1.ConditionTrue}), false, []string{"UndeclaredDegraded", "A"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &memClient{server: tc.server, version: "1", cache: tc.server, cached: "1"}
+			_, err := Update(context.Background(), m, tc.change)
+			if (err != nil) != tc.wantErr {
+				t.Errorf("error %v, want one: %v", err, tc.wantErr)
+			}
+			if got := typesOf(m.server); !slices.Equal(got, tc.wantTypes) {
+				t.Errorf("conditions %v, want %v", got, tc.wantTypes)
+			}
+		})
+	}
+}
+
+// library-go's controllers apply their conditions through a Writer: only declared types reach the
+// client.
+func TestWriterAppliesOnlyDeclaredTypes(t *testing.T) {
+	fake := v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{}, &operatorv1.OperatorStatus{}, nil)
+	w := Declared(fake, conditiontypes.New([]string{"XDegraded"}))
+	apply := func(typ string) error {
+		return w.ApplyOperatorStatus(context.Background(), "X", applyoperatorv1.OperatorStatus().WithConditions(
+			applyoperatorv1.OperatorCondition().WithType(typ).WithStatus(operatorv1.ConditionFalse)))
+	}
+	if err := apply("XDegraded"); err != nil {
+		t.Errorf("a declared type: %v", err)
+	}
+	if err := apply("YDegraded"); err == nil {
+		t.Error("an undeclared type was applied")
+	}
+	_, s, _, _ := fake.GetOperatorState()
+	if got := typesOf(*s); !slices.Equal(got, []string{"XDegraded"}) {
+		t.Errorf("conditions %v, want [XDegraded]", got)
 	}
 }

@@ -8,21 +8,26 @@ import (
 	"github.com/openshift/library-go/pkg/apiserver/jsonpatch"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/conditiontypes"
 )
 
-// Live reads and writes the ClusterCSIDriver name through the API server, for a caller whose
-// informers may not run (the lifecycle before it leads and after it stops). ctx bounds its reads.
-// One Update at a time: it writes the object its last read returned.
-func Live(ctx context.Context, drivers operatorv1client.ClusterCSIDriverInterface, name string) Client {
-	return &live{ctx: ctx, drivers: drivers, name: name}
+// Live reads and writes the ClusterCSIDriver name through the API server, for a writer of the
+// condition types declared whose informers may not run (the lifecycle before it leads and after it
+// stops). ctx bounds its reads. One Update at a time: it writes the object its last read returned.
+func Live(ctx context.Context, drivers operatorv1client.ClusterCSIDriverInterface, name string, declared conditiontypes.Set) Client {
+	return &live{ctx: ctx, drivers: drivers, name: name, declared: declared}
 }
 
 type live struct {
-	ctx     context.Context
-	drivers operatorv1client.ClusterCSIDriverInterface
-	name    string
-	read    *operatorv1.ClusterCSIDriver
+	ctx      context.Context
+	drivers  operatorv1client.ClusterCSIDriverInterface
+	name     string
+	declared conditiontypes.Set
+	read     *operatorv1.ClusterCSIDriver
 }
+
+func (l *live) Declares(conditionType string) bool { return l.declared.Has(conditionType) }
 
 func (l *live) GetOperatorState() (*operatorv1.OperatorSpec, *operatorv1.OperatorStatus, string, error) {
 	return l.GetOperatorStateWithQuorum(l.ctx)

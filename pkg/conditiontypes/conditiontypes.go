@@ -20,6 +20,15 @@ func New(types ...[]string) Set {
 	return Set{types: slices.Compact(all)}
 }
 
+// Union is the set of every type of sets.
+func Union(sets ...Set) Set {
+	var all [][]string
+	for _, s := range sets {
+		all = append(all, s.types)
+	}
+	return New(all...)
+}
+
 // Has is whether conditionType is one of the set's, exactly.
 func (s Set) Has(conditionType string) bool {
 	_, found := slices.BinarySearch(s.types, conditionType)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/manila-csi/manila-csi-driver-operator/assets"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/condition"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/conditiontypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/contentwatch"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/cephfs"
@@ -102,7 +103,7 @@ func newCephFSController(c *clients, recorder events.Recorder, render resourceap
 	node, cephCSINode := h.Node(assets.CephFSNodeDaemonSet), h.Node(assets.CephCSINodeDaemonSet)
 	cephCSIManifest := mustRender(render, cephCSINode.Asset)
 	never := func() bool { return false }
-	status := optionalInstanceClient{c.operatorClient}
+	status := optionalInstanceClient{condition.Declared(c.operatorClient, cephFSInstanceConditions)}
 	newInstance := func() cephfs.Instance {
 		set := csicontrollerset.NewCSIControllerSet(status, recorder).
 			WithStaticResourcesController(cephFSStaticResourcesController, c.kube, c.dynamic, static, render, assets.CephFSStaticResources()).
@@ -119,7 +120,7 @@ func newCephFSController(c *clients, recorder events.Recorder, render resourceap
 		return cephFSInstance{set: set, cephCSI: cephCSI}
 	}
 	return cephfs.NewController(cephfs.Deps{
-		OperatorClient:     c.operatorClient,
+		OperatorClient:     condition.Declared(c.operatorClient, cephFSWrites),
 		Config:             config,
 		OperatorConfigMaps: c.operatorConfig.Core().V1().ConfigMaps(),
 		PersistentVolumes:  c.kubeInformers.InformersFor("").Core().V1().PersistentVolumes(),

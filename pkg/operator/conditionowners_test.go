@@ -46,3 +46,20 @@ func TestDocumentedConditionsAreOwn(t *testing.T) {
 		}
 	}
 }
+
+// Each condition type has one writer: two writers of a type would overwrite each other's verdicts,
+// and a hand-back could not tell whose it removes.
+func TestWritersAreDisjoint(t *testing.T) {
+	seen := map[string]int{}
+	for i, w := range writers {
+		for _, typ := range w.Types() {
+			if j, dup := seen[typ]; dup {
+				t.Errorf("%s is declared by writers %d and %d", typ, j, i)
+			}
+			seen[typ] = i
+		}
+	}
+	if len(seen) != len(ownConditions.Types()) || len(seen) < 40 {
+		t.Errorf("%d types declared, %d own", len(seen), len(ownConditions.Types()))
+	}
+}

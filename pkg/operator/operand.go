@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/manila-csi/manila-csi-driver-operator/assets"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/condition"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/workloadselector"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hosted"
@@ -105,7 +106,8 @@ func newOperandControllers(c *clients, recorder events.Recorder, f Flavour, rend
 	}
 	never := func() bool { return false }
 
-	set := csicontrollerset.NewCSIControllerSet(c.operatorClient, recorder).
+	status := condition.Declared(c.operatorClient, operandWrites)
+	set := csicontrollerset.NewCSIControllerSet(status, recorder).
 		WithStaticResourcesController(staticResourcesController, c.kube, c.dynamic, static, render, f.GuestStatic()).
 		// Created while the snapshot CRD exists, never deleted: snapshots taken with it keep a class.
 		WithConditionalStaticResourcesController(volumeSnapshotClassController, c.kube, c.dynamic, static, render,
@@ -123,7 +125,7 @@ func newOperandControllers(c *clients, recorder events.Recorder, f Flavour, rend
 		cachedMgmt := informercache.CachedGets(c.mgmtKube, informercache.Getters{Namespace: c.layout.ControllerNamespace,
 			ServiceAccounts: hcp.Core().V1().ServiceAccounts().Lister(), Services: hcp.Core().V1().Services().Lister(),
 			PodDisruptionBudgets: hcp.Policy().V1().PodDisruptionBudgets().Lister()})
-		controlPlane = csicontrollerset.NewCSIControllerSet(c.operatorClient, recorder).
+		controlPlane = csicontrollerset.NewCSIControllerSet(status, recorder).
 			WithStaticResourcesController(controlPlaneStaticResourcesController, cachedMgmt, c.mgmtDynamic, c.mgmtInformers,
 				mgmtRender, mgmtStatic).
 			WithCSIDriverControllerService(controllerServiceController, render, w.ControllerAsset, c.mgmtKube,
@@ -148,10 +150,10 @@ func newOperandControllers(c *clients, recorder events.Recorder, f Flavour, rend
 	set = set.WithCSIDriverNodeService(nodeServiceController, render, node.Asset, c.kube,
 		operandInformers, node.Informers, node.Hooks...)
 	nfsNodeController := csidrivernodeservicecontroller.NewCSIDriverNodeServiceController(nfsNodeServiceController,
-		nfsManifest, recorder, c.operatorClient, c.kube, operandInformers.Apps().V1().DaemonSets(), nfsNode.Informers, nfsNode.Hooks...)
+		nfsManifest, recorder, status, c.kube, operandInformers.Apps().V1().DaemonSets(), nfsNode.Informers, nfsNode.Hooks...)
 
 	selectors := workloadselector.NewController(workloadselector.Deps{
-		OperatorClient:      c.operatorClient,
+		OperatorClient:      condition.Declared(c.operatorClient, workloadSelectorWrites),
 		Deployments:         deployments.Apps().V1().Deployments(),
 		DeploymentNamespace: c.layout.ControllerNamespace,
 		DeploymentClient:    c.mgmtKube.AppsV1(),

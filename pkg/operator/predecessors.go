@@ -72,7 +72,7 @@ func handBack(ctx context.Context, c *clients, g predecessor.Generation) bool {
 // liveStatus is the ClusterCSIDriver's status as the lifecycle changes it: read from the API server,
 // since its informers may not run.
 func (c *clients) liveStatus(ctx context.Context) condition.Client {
-	return condition.Live(ctx, c.clusterCSIDrivers, names.CSIDriverName)
+	return condition.Live(ctx, c.clusterCSIDrivers, names.CSIDriverName, lifecycleWrites)
 }
 
 // setCondition sets one condition.

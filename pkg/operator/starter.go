@@ -15,8 +15,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/conditiontypes"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/cephfs"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/condition"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/cephxrefusal"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/configcheck"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/manila"
@@ -24,7 +23,6 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/secretsync"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/staleconditions"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/storageclasses"
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/workloadselector"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/openstack"
@@ -79,7 +77,7 @@ func (w wiring) start(ctx context.Context) (bool, error) {
 	// The config observer (proxy and TLS profile into spec.observedConfig) runs from the process's
 	// start, not with the operand: it needs nothing of Manila, and so the TLS profile is observed by the
 	// time the controller Deployment is first rendered.
-	operatorControllers := csicontrollerset.NewCSIControllerSet(c.operatorClient, recorder).
+	operatorControllers := csicontrollerset.NewCSIControllerSet(condition.Declared(c.operatorClient, operatorSetWrites), recorder).
 		WithLogLevelController().
 		WithManagementStateController("Manila", false).
 		WithCSIConfigObserverController(configObserverController, c.configInformer)
@@ -196,7 +194,7 @@ func (o *Options) ownControllers(ctx context.Context, f Flavour, c *clients, in 
 	verifiedCredentials := &verified.Credentials{}
 	secretSyncDeps := secretsync.Deps{
 		Layout: layout, Verified: verifiedCredentials,
-		OperatorClient: c.operatorClient, OperatorSecrets: c.credentials.Core().V1().Secrets(), OtherSecrets: c.otherCredentialSecrets(), CloudConfig: in.cloudConfigs,
+		OperatorClient: condition.Declared(c.operatorClient, secretSyncWrites), OperatorSecrets: c.credentials.Core().V1().Secrets(), OtherSecrets: c.otherCredentialSecrets(), CloudConfig: in.cloudConfigs,
 		OperandSecrets: in.operandNS.Secrets(), OperandConfigMaps: in.operandNS.ConfigMaps(), Client: c.kube.CoreV1(),
 		Namespaces: c.owned.Core().V1().Namespaces(), Infrastructures: c.configInformer.Config().V1().Infrastructures(),
 		Recorder: recorder, Clock: clk, Grace: o.SecretGrace,
@@ -237,23 +235,23 @@ func (o *Options) ownControllers(ctx context.Context, f Flavour, c *clients, in 
 		},
 	},
 		Layout:         layout,
-		OperatorClient: c.operatorClient, Secrets: c.credentials.Core().V1().Secrets(), OtherSecrets: c.otherCredentialSecrets(), OperatorConfigMaps: in.operatorNS.ConfigMaps(),
+		OperatorClient: condition.Declared(c.operatorClient, manilaWrites), Secrets: c.credentials.Core().V1().Secrets(), OtherSecrets: c.otherCredentialSecrets(), OperatorConfigMaps: in.operatorNS.ConfigMaps(),
 		CloudConfigMaps: in.cloudConfigs, Infrastructures: c.configInformer.Config().V1().Infrastructures(),
 		Recorder: recorder, Clock: clk,
 	})
 	configController := configcheck.NewController(configcheck.Deps{
-		Source: in.config, State: in.store, OperatorClient: c.operatorClient,
+		Source: in.config, State: in.store, OperatorClient: condition.Declared(c.operatorClient, configCheckWrites),
 		ConfigMaps: in.operatorNS.ConfigMaps(), StateConfigMaps: in.stateInformer, Client: in.migrate, Recorder: recorder,
 	})
 	runtimeConfigController := runtimeconfig.NewController(runtimeconfig.Deps{
-		Config: in.config, OperatorClient: c.operatorClient,
+		Config: in.config, OperatorClient: condition.Declared(c.operatorClient, runtimeConfigWrites),
 		OperatorConfigMaps: in.operatorNS.ConfigMaps(), OperandConfigMaps: in.operandNS.ConfigMaps(),
 		InstallConfig: c.installConfig.Core().V1().ConfigMaps(), Namespaces: c.owned.Core().V1().Namespaces(),
 		Client: c.kube.CoreV1(), Recorder: recorder,
 	})
 	ccd := c.operatorInformer.Operator().V1().ClusterCSIDrivers()
 	storageClassController := storageclasses.NewController(storageclasses.Deps{
-		OperatorClient:           c.operatorClient,
+		OperatorClient:           condition.Declared(c.operatorClient, storageClassWrites),
 		Evaluator:                csistorageclasscontroller.NewStorageClassStateEvaluator(c.kube, ccd.Lister(), recorder),
 		ClusterCSIDriverInformer: ccd.Informer(),
 		StorageClasses:           c.kubeInformers.InformersFor("").Storage().V1().StorageClasses(),
@@ -268,9 +266,8 @@ func (o *Options) ownControllers(ctx context.Context, f Flavour, c *clients, in 
 		Kube:                     c.kube,
 	})
 	own := []factory.Controller{manilaController, configController, storageClassController, secretsync.NewController(secretSyncDeps),
-		runtimeConfigController, staleconditions.NewController(c.operatorClient, ownConditions, recorder)}
+		runtimeConfigController, staleconditions.NewController(condition.Declared(c.operatorClient, noWrites), ownConditions, recorder)}
 	if f.OffersCephFS() {
-		// It writes no condition: not among ownConditions.
 		own = append(own, cephxrefusal.NewController(cephxrefusal.Deps{
 			OperatorClient:     c.operatorClient,
 			Config:             in.config,
@@ -284,22 +281,3 @@ func (o *Options) ownControllers(ctx context.Context, f Flavour, c *clients, in 
 	}
 	return own
 }
-
-// OwnConditions returns every condition type this operator's controllers write (ownConditions), for
-// tests that read the ClusterCSIDriver as the operator does.
-func OwnConditions() conditiontypes.Set { return ownConditions }
-
-// ownConditions are the exact condition types this operator's controllers write: its own controllers'
-// (each package's ConditionTypes) and library-go's, each named after its controller (ManagementState
-// and ConfigObservation are library-go's own names, whatever the instance). A predecessor writes some
-// of the same types (predecessor.Generation); the rest go when a predecessor leads in this operator's
-// place.
-var ownConditions = conditiontypes.New(
-	manila.ConditionTypes(), secretsync.ConditionTypes(), configcheck.ConditionTypes(), storageclasses.ConditionTypes(),
-	runtimeconfig.ConditionTypes(), workloadselector.ConditionTypes(), cephfs.ConditionTypes(),
-	[]string{PredecessorLeaseDegraded, ServingConfigDegraded, NetworkPoliciesUnapplied},
-	conditiontypes.Workloads(controllerServiceController, nodeServiceController, nfsNodeServiceController),
-	conditiontypes.Degraded(staticResourcesController, controlPlaneStaticResourcesController, volumeSnapshotClassController,
-		serviceMonitorController, retiredResourcesController, networkPoliciesController, "ManagementState", "ConfigObservation"),
-	cephFSInstanceConditions.Types(),
-)

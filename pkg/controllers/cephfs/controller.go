@@ -8,7 +8,6 @@ import (
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
-	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	apiextv1informers "k8s.io/apiextensions-apiserver/pkg/client/informers/externalversions/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -75,7 +74,7 @@ type Objects struct {
 // Deployments, DaemonSets, ConfigMaps and Services in the operand namespace; CSIDrivers of the
 // operator's owned objects; SnapshotContentCRD of contentwatch.CRDName only.
 type Deps struct {
-	OperatorClient     v1helpers.OperatorClient
+	OperatorClient     condition.OperatorClient
 	Config             *operatorconfig.Source
 	OperatorConfigMaps corev1informers.ConfigMapInformer
 	PersistentVolumes  corev1informers.PersistentVolumeInformer

@@ -8,7 +8,6 @@ import (
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
-	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -60,7 +59,7 @@ type Controller struct {
 type Deps struct {
 	Source          *operatorconfig.Source
 	State           *state.Store
-	OperatorClient  v1helpers.OperatorClient
+	OperatorClient  condition.OperatorClient
 	ConfigMaps      corev1informers.ConfigMapInformer
 	StateConfigMaps corev1informers.ConfigMapInformer
 	// Client creates ConfigMap operatorconfig.ConfigMapName from the legacy one (standalone; nil:

@@ -16,7 +16,6 @@ import (
 	configv1listers "github.com/openshift/client-go/config/listers/config/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
-	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	corev1informers "k8s.io/client-go/informers/core/v1"
 	corev1listers "k8s.io/client-go/listers/core/v1"
@@ -88,7 +87,7 @@ type Config struct {
 // marks the driver Disabled, and it never deletes anything.
 type Controller struct {
 	cfg            Config
-	operatorClient v1helpers.OperatorClient
+	operatorClient condition.OperatorClient
 	secrets        cloudsecret.Finder
 	// secretName is the credentials Secret last read (cloudsecret: it may have another name hosted).
 	secretName   string
@@ -123,7 +122,7 @@ type Controller struct {
 // Deps is what NewController needs: the tunables and the informers, each scoped as its comment says.
 type Deps struct {
 	Config
-	OperatorClient v1helpers.OperatorClient
+	OperatorClient condition.OperatorClient
 	// Layout says where the credentials and the cloud config live; zero is standalone.
 	Layout names.Layout
 	// Secrets is a Secret informer of the credentials' namespace: the credentials; OtherSecrets,

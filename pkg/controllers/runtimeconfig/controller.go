@@ -10,7 +10,6 @@ import (
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
-	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -47,7 +46,7 @@ const EventExportLocationNetwork = "ExportLocationNetwork"
 // OperandConfigMaps in the operand namespace, InstallConfig holding kube-system/cluster-config-v1.
 type Deps struct {
 	Config             *operatorconfig.Source
-	OperatorClient     v1helpers.OperatorClient
+	OperatorClient     condition.OperatorClient
 	OperatorConfigMaps corev1informers.ConfigMapInformer
 	OperandConfigMaps  corev1informers.ConfigMapInformer
 	InstallConfig      corev1informers.ConfigMapInformer

@@ -14,7 +14,6 @@ import (
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
-	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -59,7 +58,7 @@ const (
 type Deps struct {
 	// Layout says where the credentials, the cloud config and the controller live; zero is standalone.
 	Layout          names.Layout
-	OperatorClient  v1helpers.OperatorClient
+	OperatorClient  condition.OperatorClient
 	OperatorSecrets corev1informers.SecretInformer
 	// OtherSecrets, hosted, is an informer of the credentials' other name there (cloudsecret).
 	OtherSecrets      corev1informers.SecretInformer

@@ -19,6 +19,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/clock"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/condition"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/conditiontypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/verified"
 )
@@ -69,7 +71,7 @@ func TestSyncSendsNothing(t *testing.T) {
 			}
 			d := Deps{
 				Verified:          verifiedCreds,
-				OperatorClient:    v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: tc.state}, &operatorv1.OperatorStatus{}, nil),
+				OperatorClient:    condition.Declared(v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: tc.state}, &operatorv1.OperatorStatus{}, nil), conditiontypes.New(ConditionTypes())),
 				OperatorSecrets:   inf.Core().V1().Secrets(),
 				CloudConfig:       inf.Core().V1().ConfigMaps(),
 				OperandSecrets:    inf.Core().V1().Secrets(),
@@ -119,7 +121,7 @@ func TestSyncUpdatesDriverSecretWithoutValuesInEvents(t *testing.T) {
 	recorder := events.NewInMemoryRecorder("test", clock.RealClock{})
 	d := Deps{
 		Verified:          verifiedCreds,
-		OperatorClient:    v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}, &operatorv1.OperatorStatus{}, nil),
+		OperatorClient:    condition.Declared(v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}, &operatorv1.OperatorStatus{}, nil), conditiontypes.New(ConditionTypes())),
 		OperatorSecrets:   inf.Core().V1().Secrets(),
 		CloudConfig:       inf.Core().V1().ConfigMaps(),
 		OperandSecrets:    inf.Core().V1().Secrets(),

@@ -8,7 +8,6 @@ import (
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
-	"github.com/openshift/library-go/pkg/operator/v1helpers"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/condition"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/conditiontypes"
@@ -30,12 +29,12 @@ const ControllerName = "StaleConditionsController"
 // own conditions keep the driver Available in cluster-storage-operator's view (pkg/csoview), so that
 // storage never reads as unavailable in between; conditions of anyone else are never touched.
 type Controller struct {
-	client v1helpers.OperatorClient
+	client condition.OperatorClient
 	ours   conditiontypes.Set
 }
 
 // NewController returns the controller; ours are this operator's condition types.
-func NewController(client v1helpers.OperatorClient, ours conditiontypes.Set, recorder events.Recorder) factory.Controller {
+func NewController(client condition.OperatorClient, ours conditiontypes.Set, recorder events.Recorder) factory.Controller {
 	c := &Controller{client: client, ours: ours}
 	return factory.New().WithSync(c.sync).WithInformers(client.Informer()).
 		ToController(ControllerName, recorder.WithComponentSuffix("stale-conditions"))

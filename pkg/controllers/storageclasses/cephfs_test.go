@@ -23,7 +23,9 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/cephcsi"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/claimwatch"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/condition"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/condition/conditiontest"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/conditiontypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
@@ -39,7 +41,7 @@ type world struct {
 	claims   *indexedClaims
 	configs  cache.Indexer
 	drivers  cache.Indexer
-	op       v1helpers.OperatorClient
+	op       condition.OperatorClient
 	recorder events.InMemoryRecorder
 	version  int
 }
@@ -71,7 +73,8 @@ func newWorld(t *testing.T, types []manilatypes.ShareType) *world {
 	w := &world{t: t, kube: fake.NewClientset(), classes: indexer(), configs: indexer(), drivers: indexer(),
 		claims:   &indexedClaims{Indexer: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{claimwatch.ByStorageClass: claimwatch.IndexByStorageClass})},
 		recorder: events.NewInMemoryRecorder("test", clock.RealClock{})}
-	w.op = conditiontest.Applying(v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}, &operatorv1.OperatorStatus{}, nil))
+	w.op = condition.Declared(conditiontest.Applying(v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Managed}, &operatorv1.OperatorStatus{}, nil)),
+		conditiontypes.New(ConditionTypes()))
 	listings := &manilatypes.Store{}
 	listings.Publish(types, true)
 	w.c = &Controller{

@@ -16,7 +16,6 @@ import (
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/csi/csistorageclasscontroller"
 	"github.com/openshift/library-go/pkg/operator/events"
-	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -92,7 +91,7 @@ func ConditionTypes() []string {
 // is deleted, each one a claim names is kept, with a StorageClassRetained event and
 // StorageClassControllerCephFSRetained, until no claim names it.
 type Controller struct {
-	operatorClient v1helpers.OperatorClient
+	operatorClient condition.OperatorClient
 	evaluator      *csistorageclasscontroller.StorageClassStateEvaluator
 	client         storageclient.StorageClassesGetter
 	listings       *manilatypes.Store
@@ -113,7 +112,7 @@ type Controller struct {
 
 // Deps are the Controller's collaborators.
 type Deps struct {
-	OperatorClient           v1helpers.OperatorClient
+	OperatorClient           condition.OperatorClient
 	Evaluator                *csistorageclasscontroller.StorageClassStateEvaluator
 	ClusterCSIDriverInformer cache.SharedIndexInformer
 	StorageClasses           storageinformers.StorageClassInformer

@@ -8,7 +8,6 @@ import (
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/controller/factory"
 	"github.com/openshift/library-go/pkg/operator/events"
-	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	appsv1informers "k8s.io/client-go/informers/apps/v1"
@@ -54,7 +53,7 @@ type Controller struct{ d Deps }
 
 // Deps are the Controller's collaborators; the informers must be scoped to the operand namespace.
 type Deps struct {
-	OperatorClient v1helpers.OperatorClient
+	OperatorClient condition.OperatorClient
 	Deployments    appsv1informers.DeploymentInformer
 	DaemonSets     appsv1informers.DaemonSetInformer
 	Client         appsv1client.AppsV1Interface
