@@ -215,8 +215,10 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 
 	// The release: CSO with our image, from a storage seen healthy.
 	storage := storageRec.fromHealthy(t)
-	// The Storage CR's versions from the one this operator's takeover was first seen in: before it, the
-	// predecessor may itself write a Disabled as the shape's outage begins.
+	// The Storage CR's versions recorded by the time this operator's takeover was first seen complete on
+	// the ClusterCSIDriver: before CSO reads the takeover (readsTakeover), the predecessor may itself
+	// have written a Disabled as the shape's outage began, and CSO's copy of it may still be the newest
+	// version then.
 	manilaFrom := -1
 	undo := func() {}
 	if shape.atSwap != nil {
@@ -319,7 +321,12 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 
 	oneOperatorActing(t, runner, runStart, predImage)
 	if shape.manila {
-		for _, v := range manilaView.Timeline()[manilaFrom:] {
+		versions := manilaView.Timeline()
+		from := readsTakeover(versions, manilaFrom)
+		if from == len(versions) {
+			t.Errorf("CSO never read the driver Available after the takeover")
+		}
+		for _, v := range versions[from:] {
 			if strings.Contains(v, "Available=True (DriverDisabled)") {
 				t.Errorf("CSO read the installed driver as disabled: %s", v)
 			}
@@ -346,6 +353,18 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 			t.Errorf("default classes %v, want only the admin's", defaults)
 		}
 	}
+}
+
+// readsTakeover is the index of the first of the Storage CR's versions, from index from on, in which
+// CSO reads the driver Available from its conditions (not from a Disabled): where CSO has read this
+// operator's takeover. len(versions) when none does.
+func readsTakeover(versions []string, from int) int {
+	for i := from; i < len(versions); i++ {
+		if strings.Contains(versions[i], "CRAvailable=True (AsExpected)") {
+			return i
+		}
+	}
+	return len(versions)
 }
 
 // oneOperatorActing checks from the audit log that the two operators never acted at once: every
