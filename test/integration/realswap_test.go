@@ -215,10 +215,10 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 
 	// The release: CSO with our image, from a storage seen healthy.
 	storage := storageRec.fromHealthy(t)
-	// The Storage CR's versions recorded by the time this operator's takeover was first seen complete on
-	// the ClusterCSIDriver: before CSO reads the takeover (readsTakeover), the predecessor may itself
-	// have written a Disabled as the shape's outage began, and CSO's copy of it may still be the newest
-	// version then.
+	// The first of the Storage CR's versions recorded after this operator's takeover was seen complete
+	// on the ClusterCSIDriver: the check of CSO's reading starts at the first of them that reads the
+	// takeover (readsTakeover). Before, the predecessor may itself have written a Disabled as the
+	// shape's outage began, and CSO's copy of it may come late.
 	manilaFrom := -1
 	undo := func() {}
 	if shape.atSwap != nil {
@@ -241,13 +241,13 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 		// The predecessor's installed driver says Manila was found: kept and reported Available while
 		// OpenStack cannot be asked (no classes adopted: they need Manila's share types).
 		waitForRealTakeover(t, cso, p, shape.manila, nil)
-		manilaFrom = max(len(manilaView.Lines())-1, 0)
+		manilaFrom = len(manilaView.Lines())
 		clock.mark("this operator reports while the shape lasts")
 		undo()
 	}
 	waitForRealTakeover(t, cso, p, shape.manila, types)
 	if manilaFrom < 0 {
-		manilaFrom = max(len(manilaView.Lines())-1, 0)
+		manilaFrom = len(manilaView.Lines())
 	}
 	clock.mark("this operator leads")
 	if shape.manila {
