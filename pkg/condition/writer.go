@@ -2,6 +2,7 @@ package condition
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	applyoperatorv1 "github.com/openshift/client-go/operator/applyconfigurations/operator/v1"
@@ -46,6 +47,10 @@ func (w *Writer) ApplyOperatorStatus(ctx context.Context, fieldManager string, s
 	return w.OperatorClientWithFinalizers.ApplyOperatorStatus(ctx, fieldManager, status)
 }
 
+// ErrUndeclared is a write of a condition type its writer does not declare: a programming error,
+// which the integration tests fail on wherever it shows in an operator's log.
+var ErrUndeclared = errors.New("a condition type is not among the types its writer declares")
+
 func undeclared(conditionType string) error {
-	return fmt.Errorf("condition type %s is not among the types its writer declares", conditionType)
+	return fmt.Errorf("%w: %s", ErrUndeclared, conditionType)
 }

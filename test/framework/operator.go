@@ -18,6 +18,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/condition"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operator"
 )
@@ -173,6 +174,9 @@ func (w *World) runOperatorAs(t testing.TB, opts *operator.Options, counter *Req
 					t.Errorf("the operator's log shows one of the world's secrets:\n%s", RedactSentinel(LinesWith(logs.String(), sentinel), sentinel))
 				}
 			}
+		}
+		if undeclared := LinesWith(logs.String(), condition.ErrUndeclared.Error()); undeclared != "" {
+			t.Errorf("a controller wrote a condition type its writer does not declare (pkg/operator/writers.go):\n%s", undeclared)
 		}
 		if denied := LinesWith(logs.String(), "is forbidden"); denied != "" && !running.skipRBAC {
 			t.Errorf("the operator was refused requests under its ServiceAccount (a missing rule in manifests/):\n%s", denied)

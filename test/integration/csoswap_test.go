@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/condition"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operator"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
@@ -43,12 +44,12 @@ const controllerPDB = "openstack-manila-csi-controllerplugin-pdb"
 
 // onePDBAndEviction checks that exactly one PodDisruptionBudget selects the controller's pods and
 // that evicting one of them (a Ready one, once the Deployment has rolled out and the budget allows a
-// disruption) succeeds.
+// disruption) succeeds, tried again as a drain does while the budget answers 429.
 func onePDBAndEviction(t *testing.T, when string) {
 	t.Helper()
-	ctx := context.Background()
 	var pod corev1.Pod
-	framework.Eventually(t, csoSwapTimeout, "a Ready controller pod and a budget that allows its eviction "+when, func(ctx context.Context) error {
+	var evictErr error
+	framework.Eventually(t, csoSwapTimeout, "a Ready controller pod evicted, as its budget allows, "+when, func(ctx context.Context) error {
 		d, err := world.Kube.AppsV1().Deployments(names.OperandNamespace).Get(ctx, framework.ControllerDeployment, metav1.GetOptions{})
 		if err != nil {
 			return err
@@ -92,11 +93,16 @@ func onePDBAndEviction(t *testing.T, when string) {
 		if b.Status.ObservedGeneration < b.Generation || b.Status.DisruptionsAllowed < 1 {
 			return fmt.Errorf("PDB %s: %+v", b.Name, b.Status)
 		}
+		// As a drain evicts: a budget spent since it was read (a pod of a rollout not Ready yet) is
+		// 429, to try again; anything else is an answer.
+		evictErr = world.Kube.CoreV1().Pods(names.OperandNamespace).EvictV1(ctx, &policyv1.Eviction{
+			ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace}})
+		if apierrors.IsTooManyRequests(evictErr) {
+			return fmt.Errorf("evicting controller pod %s: %w", pod.Name, evictErr)
+		}
 		return nil
 	})
-	err := world.Kube.CoreV1().Pods(names.OperandNamespace).EvictV1(ctx, &policyv1.Eviction{
-		ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace}})
-	switch {
+	switch err := evictErr; {
 	case err != nil && strings.Contains(err.Error(), "more than one PodDisruptionBudget"):
 		t.Errorf("%s: evicting controller pod %s: %v", when, pod.Name, err)
 	case err != nil:
@@ -296,10 +302,16 @@ func waitForSteadyOperand(t *testing.T, when string, clean bool) {
 	})
 }
 
-// dumpOperatorLogsOnFailure writes every operator pod's log to a directory that outlives the test
-// when it fails, and says where.
+// dumpOperatorLogsOnFailure fails the test where an operator pod's log shows a write of a condition
+// type its writer does not declare, and writes every operator pod's log to a directory that outlives
+// the test when it fails, and says where.
 func dumpOperatorLogsOnFailure(t *testing.T, runner *framework.PodRunner) {
 	t.Cleanup(func() {
+		for _, rec := range runner.Records() {
+			if undeclared := framework.LinesWith(runner.Log(rec.Name), condition.ErrUndeclared.Error()); undeclared != "" {
+				t.Errorf("pod %s wrote a condition type its writer does not declare (pkg/operator/writers.go):\n%s", rec.Name, undeclared)
+			}
+		}
 		if !t.Failed() && os.Getenv("KEEP_POD_LOGS") == "" {
 			return
 		}
