@@ -223,7 +223,6 @@ func (o *Options) ownControllers(ctx context.Context, f Flavour, c *clients, in 
 			_, found := in.store.Get(state.ManilaFoundKey)
 			return found || operandStarted()
 		},
-
 		OnManilaFound: func([]manilatypes.ShareType) {
 			// Persisted first, so that a new process keeps the operand even if this one dies now.
 			if _, found := in.store.Get(state.ManilaFoundKey); !found {
