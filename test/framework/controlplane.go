@@ -14,6 +14,7 @@ import (
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
 	operatorclient "github.com/openshift/client-go/operator/clientset/versioned"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -313,6 +314,17 @@ func (cp *ControlPlane) seedClusterObjects(ctx context.Context, id clusterIdenti
 		func() error {
 			_, err := cfg.ClusterVersions().Create(ctx, &configv1.ClusterVersion{ObjectMeta: metav1.ObjectMeta{Name: "version"},
 				Spec: configv1.ClusterVersionSpec{ClusterID: configv1.ClusterID(id.clusterID)}}, metav1.CreateOptions{})
+			return err
+		},
+		// OpenShift's kube-apiserver operator lets every authenticated user read the in-cluster
+		// authentication ConfigMap, so that anyone can set up delegated authentication (what
+		// controllercmd's serving does at start, CSO's in an HCP namespace too).
+		func() error {
+			_, err := cp.Kube.RbacV1().RoleBindings("kube-system").Create(ctx, &rbacv1.RoleBinding{
+				ObjectMeta: metav1.ObjectMeta{Name: "authentication-reader-for-authenticated-users", Namespace: "kube-system"},
+				RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "extension-apiserver-authentication-reader"},
+				Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: "system:authenticated"}},
+			}, metav1.CreateOptions{})
 			return err
 		},
 	}

@@ -19,6 +19,7 @@ import (
 	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -95,12 +96,32 @@ type CSO struct {
 	Version string
 	LogPath string
 
-	w        *World
+	w *World
+	// hosted is the hosted world CSO runs in (StartCSOHosted); nil standalone.
+	hosted   *HostedWorld
 	bin      string
 	dir      string
 	env      map[string]string
 	proc     *Process
 	restarts int
+}
+
+// namespace is where CSO runs and applies the Manila operator's Deployment: its own namespace
+// standalone, the HCP namespace hosted.
+func (c *CSO) namespace() string {
+	if c.hosted != nil {
+		return c.hosted.HCPNamespace
+	}
+	return names.OperatorNamespace
+}
+
+// reports is the cluster whose ClusterCSIDrivers, Storage CR and ClusterOperator storage CSO reads and
+// writes: the guest when hosted.
+func (c *CSO) reports() *ControlPlane {
+	if c.hosted != nil {
+		return c.hosted.Guest
+	}
+	return c.w.ControlPlane
 }
 
 // csoVersions are the release versions the world's CSO runs as, one per generation.
@@ -147,7 +168,7 @@ func (w *World) StartCSO(t testing.TB, opts CSOOptions) *CSO {
 	c := &CSO{Generation: gen, Version: csoVersions[gen], w: w, bin: bin, dir: t.TempDir()}
 	c.LogPath = filepath.Join(c.dir, "cluster-storage-operator.log")
 	c.env = c.releaseEnv(opts)
-	if err := w.prepareCSO(ctx, c.Version, bin+".manifests"); err != nil {
+	if err := w.prepareCSO(ctx, c.Version, bin+".manifests", true); err != nil {
 		t.Fatalf("preparing the world for CSO: %v", err)
 	}
 	if err := w.removeManifestBindings(ctx); err != nil {
@@ -194,6 +215,11 @@ func (c *CSO) releaseEnv(opts CSOOptions) map[string]string {
 		"VSPHERE_PROBLEM_DETECTOR_OPERATOR_IMAGE": img("vsphere-problem-detector"),
 		"VOLUME_DATA_SOURCE_VALIDATOR_IMAGE":      img("volume-data-source-validator"),
 	}
+	if c.hosted != nil {
+		for k, v := range c.hostedReleaseEnv() {
+			env[k] = v
+		}
+	}
 	for k, v := range opts.Env {
 		env[k] = v
 	}
@@ -219,9 +245,16 @@ func (c *CSO) OperatorImage() string { return c.env["MANILA_DRIVER_OPERATOR_IMAG
 // start runs the binary as CSO's container runs it (manifests/10_deployment.yaml: `start -v=2
 // --config=...`), with the flags a pod gets for free: --kubeconfig (the mounted token),
 // --namespace (the downward namespace file) and --listen on a free loopback port instead of :8443.
+//
+// Hosted, as HyperShift's Deployment of CSO runs it: in the HCP namespace as its ServiceAccount there,
+// with --guest-kubeconfig (service-network-admin-kubeconfig: the guest's admin) and no --config.
 func (c *CSO) start(ctx context.Context) error {
 	c.restarts++
-	kubeconfig, err := c.w.WriteServiceAccountKubeconfig(ctx, CSONamespace, CSOServiceAccount,
+	ns := CSONamespace
+	if c.hosted != nil {
+		ns = c.hosted.HCPNamespace
+	}
+	kubeconfig, err := c.w.WriteServiceAccountKubeconfig(ctx, ns, CSOServiceAccount,
 		filepath.Join(c.dir, fmt.Sprintf("kubeconfig-%d", c.restarts)))
 	if err != nil {
 		return err
@@ -245,8 +278,13 @@ func (c *CSO) start(ctx context.Context) error {
 	}
 	defer f.Close()
 	fmt.Fprintf(f, "==== start %d\n", c.restarts)
-	cmd := exec.Command(c.bin, "start", "-v=2", "--config="+config, "--kubeconfig="+kubeconfig,
-		"--namespace="+CSONamespace, "--listen=127.0.0.1:"+strconv.Itoa(port))
+	args := []string{"start", "-v=2", "--kubeconfig=" + kubeconfig, "--namespace=" + ns, "--listen=127.0.0.1:" + strconv.Itoa(port)}
+	if c.hosted != nil {
+		args = append(args, "--guest-kubeconfig="+c.hosted.Guest.Kubeconfig)
+	} else {
+		args = append(args, "--config="+config)
+	}
+	cmd := exec.Command(c.bin, args...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "TMPDIR=" + tmp, "HOME=" + tmp}
 	keys := make([]string, 0, len(c.env))
 	for k := range c.env {
@@ -311,7 +349,7 @@ func (c *CSO) Log() string {
 
 // Storage returns CSO's own CR, operator.openshift.io Storage cluster.
 func (c *CSO) Storage(ctx context.Context) (*operatorv1.Storage, error) {
-	return c.w.Operator.OperatorV1().Storages().Get(ctx, "cluster", metav1.GetOptions{})
+	return c.reports().Operator.OperatorV1().Storages().Get(ctx, "cluster", metav1.GetOptions{})
 }
 
 // StorageCondition returns the condition of CSO's Storage CR, or an error saying what is there instead.
@@ -332,7 +370,7 @@ func (c *CSO) StorageCondition(ctx context.Context, condType string) (operatorv1
 
 // ClusterOperator returns ClusterOperator storage, where CSO reports to the cluster-version operator.
 func (c *CSO) ClusterOperator(ctx context.Context) (*configv1.ClusterOperator, error) {
-	return c.w.ConfigV1.ConfigV1().ClusterOperators().Get(ctx, CSOClusterOperator, metav1.GetOptions{})
+	return c.reports().ConfigV1.ConfigV1().ClusterOperators().Get(ctx, CSOClusterOperator, metav1.GetOptions{})
 }
 
 // csoManifests stands in for what the cluster-version operator applies from CSO's manifests/ before
@@ -402,7 +440,9 @@ spec:
 //     minute, then exits) until it finds its version there, and library-go panics on a gate it asks
 //     about that is in neither list; CSO main asks about SELinuxMountGAReadiness (disabled here, so
 //     CSO does not start that controller).
-func (w *World) prepareCSO(ctx context.Context, version, manifestsDir string) error {
+//
+// With credentials false, the cloud-credential operator's answers are not written.
+func (w *World) prepareCSO(ctx context.Context, version, manifestsDir string, credentials bool) error {
 	if err := w.installCRDs(ctx, filepath.Join(CSOBinDir(), "crds")); err != nil {
 		return fmt.Errorf("Storage CRD: %w", err)
 	}
@@ -435,6 +475,17 @@ func (w *World) prepareCSO(ctx context.Context, version, manifestsDir string) er
 			return fmt.Errorf("%s: %w", filepath.Base(f), err)
 		}
 	}
+	if credentials {
+		if err := w.answerCredentialsRequests(ctx, manifestsDir); err != nil {
+			return err
+		}
+	}
+	return w.featureGatesFor(ctx, version)
+}
+
+// answerCredentialsRequests writes what the cloud-credential operator writes for CSO's
+// CredentialsRequests.
+func (w *World) answerCredentialsRequests(ctx context.Context, manifestsDir string) error {
 	// The cloud-credential operator's answer to CSO's Cinder CredentialsRequest
 	// (manifests/03_credentials_request_cinder.yaml): the cloud's clouds.yaml, which the Manila
 	// operator's Deployment of 4.18 and later mounts at /etc/openstack.
@@ -454,6 +505,11 @@ func (w *World) prepareCSO(ctx context.Context, version, manifestsDir string) er
 			return err
 		}
 	}
+	return nil
+}
+
+// featureGatesFor writes FeatureGate cluster's status for CSO's version, as the config operator does.
+func (w *World) featureGatesFor(ctx context.Context, version string) error {
 	gates := w.ConfigV1.ConfigV1().FeatureGates()
 	fg, err := gates.Get(ctx, "cluster", metav1.GetOptions{})
 	if err != nil {
@@ -737,4 +793,20 @@ func (w *World) deleteNow(ctx context.Context, k snapshotKind, o *unstructured.U
 		}
 		<-time.After(200 * time.Millisecond)
 	}
+}
+
+// resourceFor is the dynamic client of obj's kind, in its namespace when it has one.
+func (w *World) resourceFor(obj *unstructured.Unstructured) (interface {
+	Create(context.Context, *unstructured.Unstructured, metav1.CreateOptions, ...string) (*unstructured.Unstructured, error)
+	Update(context.Context, *unstructured.Unstructured, metav1.UpdateOptions, ...string) (*unstructured.Unstructured, error)
+	UpdateStatus(context.Context, *unstructured.Unstructured, metav1.UpdateOptions) (*unstructured.Unstructured, error)
+	Delete(context.Context, string, metav1.DeleteOptions, ...string) error
+	Get(context.Context, string, metav1.GetOptions, ...string) (*unstructured.Unstructured, error)
+	Patch(context.Context, string, types.PatchType, []byte, metav1.PatchOptions, ...string) (*unstructured.Unstructured, error)
+}, error) {
+	mapping, err := w.RESTMapping(obj.GroupVersionKind())
+	if err != nil {
+		return nil, err
+	}
+	return w.resource(snapshotKind{gvr: mapping.Resource, namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace}, obj.GetNamespace()), nil
 }

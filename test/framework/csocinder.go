@@ -10,8 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
-
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
 
 // CinderCSIDriver is the ClusterCSIDriver CSO creates for Cinder, the other driver of the platform.
@@ -32,20 +30,21 @@ var cinderConditions = func() []operatorv1.OperatorCondition {
 
 // StandInForCinder stands in, until the test ends, for the Cinder CSI driver operator that CSO also
 // runs on OpenStack and that cannot run here (the world has no Cinder): its Deployment's pods run
-// idle (a pod runner on the master node the tests use), and its ClusterCSIDriver gets the conditions
+// idle (a pod runner on the node nodeName), and its ClusterCSIDriver gets the conditions
 // a healthy Cinder operator keeps there. CSO then derives a healthy Cinder part of ClusterOperator
-// storage, and a test can read storage whole.
-func (c *CSO) StandInForCinder(t testing.TB, idle string, masterLabels map[string]string) {
+// storage, and a test can read storage whole. Hosted, the pods are in the HCP namespace and the
+// ClusterCSIDriver in the guest.
+func (c *CSO) StandInForCinder(t testing.TB, idle, nodeName string, nodeLabels map[string]string) {
 	t.Helper()
-	c.w.StartPodRunner(t, PodRunnerOptions{Namespace: names.OperatorNamespace, Selector: "name=openstack-cinder-csi-driver-operator",
-		Images: map[string]string{c.env["OPENSTACK_CINDER_DRIVER_OPERATOR_IMAGE"]: idle}, NodeName: "podrunner-master-0", NodeLabels: masterLabels})
+	c.w.StartPodRunner(t, PodRunnerOptions{Namespace: c.namespace(), Selector: "name=openstack-cinder-csi-driver-operator",
+		Images: map[string]string{c.env["OPENSTACK_CINDER_DRIVER_OPERATOR_IMAGE"]: idle}, NodeName: nodeName, NodeLabels: nodeLabels})
 	standIn(t, "Cinder's operator", 500*time.Millisecond, c.reportCinderHealthy)
 }
 
 // reportCinderHealthy writes cinderConditions where they are not all there (once CSO created the
 // ClusterCSIDriver).
 func (c *CSO) reportCinderHealthy(ctx context.Context) error {
-	crs := c.w.Operator.OperatorV1().ClusterCSIDrivers()
+	crs := c.reports().Operator.OperatorV1().ClusterCSIDrivers()
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		cr, err := crs.Get(ctx, CinderCSIDriver, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {

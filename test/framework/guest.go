@@ -141,6 +141,12 @@ func (w *World) StartHosted(t testing.TB, opts HostedOptions) *HostedWorld {
 		guest.Stop()
 		t.Fatalf("the guest's trusted CA injector: %v", err)
 	}
+	// HyperShift's hosted-cluster-config-operator keeps the guest's ClusterCSIDrivers Managed.
+	if err := startHCCOStandIn(injecting, guest); err != nil {
+		stopInjecting()
+		guest.Stop()
+		t.Fatal(err)
+	}
 	hw := &HostedWorld{World: w, Guest: guest, HCPNamespace: ns}
 	t.Cleanup(func() {
 		stopInjecting()

@@ -5,16 +5,18 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
-	configv1 "github.com/openshift/api/config/v1"
-	configclient "github.com/openshift/client-go/config/clientset/versioned"
+	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/csoview"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/predecessor"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
@@ -23,34 +25,39 @@ import (
 // grants the operator anything.
 const csoHostedNamespace = "clusters-manila-cso"
 
-// TestCSOHostedImageSwap is this operator deployed as cluster-storage-operator deploys it in a hosted
-// control plane: the hosted CSO stand-in (framework.StartCSOHostedStandIn: CSO's hypershift/mgmt
-// Deployment, Role, RoleBinding, ServiceAccount, Service and config ConfigMap in the HCP namespace,
-// with our image; its guest ClusterRole, ClusterRoleBinding and ClusterCSIDriver; ClusterOperator
-// storage in the guest from the guest ClusterCSIDriver's conditions), with the Secrets HyperShift
-// writes (manila-cloud-credentials and openstack-cloud-credentials). The operator's pod runs the built
-// binary through a pod runner, as ServiceAccount manila-csi-driver-operator of the HCP namespace with
-// CSO's Role only; the real kube-controller-manager rolls the Deployments (management) and DaemonSets
-// (guest), and idle processes stand in for the operand's images so that they become available. It
-// shows: the operator runs under CSO's hosted Deployment and Role (no binding of manifests/hosted), a
-// ReadWriteMany claim in the guest binds through the controller the operator rendered in the HCP
-// namespace (the provisioning world, as TestHostedE2EClaim) and deleting it deletes the share, the
-// guest's ClusterOperator storage becomes Available=True and is never Degraded=True, and nothing in
-// the operator's log says "forbidden".
-func TestCSOHostedImageSwap(t *testing.T) {
-	began := time.Now()
-	t.Cleanup(func() { t.Logf("TestCSOHostedImageSwap took %s", time.Since(began).Round(time.Millisecond)) })
+// TestRealCSOHostedImageSwap is the release swap of the Manila operator in a hosted control plane,
+// all of it real but Cinder's operator: the real cluster-storage-operator of main in its HyperShift mode
+// (framework.StartCSOHosted) applies csi-operator's hosted Deployment in the HCP namespace, whose pod
+// runs the real csi-operator (4.18+) with the guest kubeconfig HyperShift mounts; a release's swap is
+// CSO restarted with this operator's image, and then with csi-operator's again. The operator's pods run
+// through a pod runner as ServiceAccount manila-csi-driver-operator of the HCP namespace with CSO's Role
+// only; the real kube-controller-manager rolls the Deployments (management) and DaemonSets (guest), and
+// idle processes stand in for the operand's images and for Cinder's operator (CSO.StandInForCinder). It
+// shows, over every version of the guest's ClusterOperator storage from a healthy one written from
+// csi-operator's conditions: never Available=False nor Degraded=True; this operator takes over
+// csi-operator's class in place and runs under CSO's hosted Deployment and Role (nothing in its log
+// says "forbidden"); a ReadWriteMany claim in the guest binds through the controller it rendered in the
+// HCP namespace and deleting it deletes the share; after the swap back csi-operator leads and no
+// condition is left on the guest's ClusterCSIDriver that it does not write; no class is deleted.
+func TestRealCSOHostedImageSwap(t *testing.T) {
 	ctx := context.Background()
+	clock := newPhaseClock()
+	t.Cleanup(func() { t.Logf("where the time went:\n%s", clock.String()) })
 	w := shareWorld(t)
 	if _, err := w.OpenStack.CreateShareType(ctx, framework.ShareTypeSpec{Name: "default"}); err != nil {
 		t.Fatal(err)
 	}
 	hw := w.StartHosted(t, framework.HostedOptions{HCPNamespace: csoHostedNamespace})
 	guest := &framework.World{ControlPlane: hw.Guest, OpenStack: w.OpenStack}
+	g := predecessorGeneration(framework.Predecessor418)
 
-	// CSO's Deployment names no namespace: in a pod, controllercmd reads the ServiceAccount's.
+	// CSO's Deployments name no namespace: in a pod, controllercmd reads the ServiceAccount's.
 	bin := t.TempDir()
 	oursExec, err := framework.InPodNamespace(bin, operatorBinary(t), hw.HCPNamespace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	predExec, err := framework.InPodNamespace(bin, framework.RealPredecessorBinary(t, framework.Predecessor418), hw.HCPNamespace)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,111 +66,225 @@ func TestCSOHostedImageSwap(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	storage := watchClusterOperatorIn(t, hw.Guest.ConfigV1)
-	cso := hw.StartCSOHostedStandIn(t, framework.CSOHostedStandInOptions{OperatorImage: framework.ImageOurOperator})
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("the guest's ClusterOperator storage as the hosted CSO stand-in wrote it:\n%s", strings.Join(cso.History(), "\n"))
-		}
-	})
+	storageRec := watchStorageIn(t, hw.Guest, false)
+	cso := hw.StartCSOHosted(t, framework.CSOOptions{})
+	predImage := cso.OperatorImage()
 
-	// The management cluster's node for the control plane's pods (the operator's and the controller's),
-	// and a guest worker for the node DaemonSets' pods.
+	// The management cluster's node for the control plane's pods (the operators', the controller's,
+	// Cinder's operator's), and guest workers for the node DaemonSets' pods.
 	mgmtNode := map[string]string{"node-role.kubernetes.io/master": "", "kubernetes.io/os": "linux",
 		"hypershift.openshift.io/control-plane": "true", "hypershift.openshift.io/cluster": hw.HCPNamespace}
 	runner := hw.StartPodRunner(t, framework.PodRunnerOptions{
 		Namespace: hw.HCPNamespace, Selector: "name=" + framework.CSOManilaDeployment,
-		Images: map[string]string{framework.ImageOurOperator: oursExec}, NodeName: "podrunner-hcp-0", NodeLabels: mgmtNode,
+		Images:   map[string]string{predImage: predExec, framework.ImageOurOperator: oursExec},
+		NodeName: "podrunner-hcp-0", NodeLabels: mgmtNode,
 	})
+	dumpOperatorLogsOnFailure(t, runner)
+	cso.StandInForCinder(t, idle, "podrunner-hcp-0", mgmtNode)
 	operandImages := map[string]string{}
-	for _, img := range framework.CSOHostedStandInImages() {
+	for _, img := range cso.OperandImages() {
 		operandImages[img] = idle
 	}
 	hw.StartPodRunner(t, framework.PodRunnerOptions{Namespace: hw.HCPNamespace, Selector: "app=openstack-manila-csi",
 		Images: operandImages, NodeName: "podrunner-hcp-0", NodeLabels: mgmtNode})
-	guest.StartPodRunner(t, framework.PodRunnerOptions{Namespace: names.OperandNamespace, Selector: "app=openstack-manila-csi",
-		Images: operandImages, NodeName: "guest-worker-0", NodeLabels: map[string]string{"node-role.kubernetes.io/worker": "", "kubernetes.io/os": "linux"}})
+	// Three workers, as a guest has at least two: a DaemonSet's rolling update (at most one node's pod
+	// unavailable) leaves the others serving, so the driver stays Available while it rolls.
+	for i := range 3 {
+		guest.StartPodRunner(t, framework.PodRunnerOptions{Namespace: names.OperandNamespace, Selector: "app=openstack-manila-csi",
+			Images: operandImages, NodeName: fmt.Sprintf("guest-worker-%d", i), NodeLabels: map[string]string{"node-role.kubernetes.io/worker": "", "kubernetes.io/os": "linux"}})
+	}
 	hw.StartKubeControllers(t, "deployment-controller", "replicaset-controller")
 	guest.StartKubeControllers(t, "daemonset-controller")
-	t.Cleanup(func() {
-		for _, rec := range runner.Records() {
-			var refused []string
-			for _, line := range strings.Split(runner.Log(rec.Name), "\n") {
-				if strings.Contains(strings.ToLower(line), "forbidden") {
-					refused = append(refused, line)
-				}
-			}
-			if len(refused) > 0 {
-				t.Errorf("the operator (pod %s) was refused %d requests under CSO's hosted RBAC, e.g.:\n%s", rec.Name, len(refused), strings.Join(refused[:min(len(refused), 3)], "\n"))
-			}
-		}
-	})
+	t.Cleanup(func() { noForbiddenInLogs(t, runner, framework.ImageOurOperator) })
 
-	// The operator runs in CSO's Deployment, as its ServiceAccount, with CSO's Role only.
-	pod := waitForHostedCSOOperatorPod(t, hw)
-	waitForPodLog(t, runner, pod.Name, "successfully acquired lease", 1)
-	t.Logf("the operator runs in pod %s/%s (%s after the start)", pod.Namespace, pod.Name, time.Since(began).Round(time.Millisecond))
-	operatorRunsAsCSODeploysIt(t, hw, pod)
-
-	// A guest claim binds through the controller the operator rendered in the HCP namespace.
-	class := guest.WaitForClassOfShareType(t, "default")
-	framework.Eventually(t, framework.DefaultTimeout, "the controller Deployment in "+hw.HCPNamespace, func(ctx context.Context) error {
-		_, err := hw.Kube.AppsV1().Deployments(hw.HCPNamespace).Get(ctx, framework.ControllerDeployment, metav1.GetOptions{})
-		return err
-	})
-	if d, err := hw.Kube.AppsV1().Deployments(hw.HCPNamespace).Get(ctx, framework.ControllerDeployment, metav1.GetOptions{}); err == nil {
-		for _, c := range d.Spec.Template.Spec.Containers {
-			if c.Name == framework.DriverContainer {
-				// CSO gives DRIVER_CONTROL_PLANE_IMAGE for the management cluster's nodes; told, not
-				// asserted: which image the hosted controller should run is not settled here.
-				t.Logf("the controller's %s container runs %s (DRIVER_CONTROL_PLANE_IMAGE is %s)", c.Name, c.Image, framework.CSOHostedDriverControlPlaneImage)
-			}
-		}
+	// csi-operator leads under hosted CSO.
+	predPod := waitForHostedCSOOperatorPod(t, hw, predImage, "").Name
+	waitForHostedPredecessorLeads(t, hw, cso, g)
+	clock.mark("csi-operator leads under hosted CSO")
+	t.Logf("csi-operator leads in pod %s", predPod)
+	predClass := framework.PredecessorClassName("default")
+	classBefore, err := hw.Guest.Kube.StorageV1().StorageClasses().Get(ctx, predClass, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
 	}
+	storage := storageRec.fromHealthy(t)
+	clock.mark("the guest's storage healthy")
+
+	// The release: hosted CSO with this operator's image.
+	cso.SetOperatorImage(t, framework.ImageOurOperator)
+	clock.mark("CSO restarted with this operator's image")
+	pod := waitForHostedCSOOperatorPod(t, hw, framework.ImageOurOperator, "")
+	waitForOnlyHostedCSOOperatorPods(t, hw, framework.ImageOurOperator)
+	waitForPodLog(t, runner, pod.Name, "successfully acquired lease", 1)
+	clock.mark("this operator holds its lease")
+	operatorRunsAsCSODeploysIt(t, hw, pod)
+	waitForHostedTakeover(t, hw, cso)
+	clock.mark("this operator leads")
+	if sc, err := hw.Guest.Kube.StorageV1().StorageClasses().Get(ctx, predClass, metav1.GetOptions{}); err != nil {
+		t.Errorf("csi-operator's class after the takeover: %v", err)
+	} else if sc.UID != classBefore.UID || !classplan.Owned(sc) {
+		t.Errorf("csi-operator's class %s not adopted in place (UID %s -> %s, labels %v)", predClass, classBefore.UID, sc.UID, sc.Labels)
+	}
+
+	// A guest claim binds through the controller this operator rendered in the HCP namespace.
 	prov := guest.StartProvisioningWith(t, framework.ProvisioningOptions{Controller: hw.ControlPlane, ControllerNamespace: hw.HCPNamespace})
-	claim := guest.CreateClaim(t, "cso-hosted", "data", class.Name, "1Gi")
+	claim := guest.CreateClaim(t, "cso-hosted", "data", predClass, "1Gi")
 	pv := guest.WaitForClaimBound(t, claim)
 	share := guest.WaitForShareAvailable(t, pv.Spec.CSI.VolumeHandle)
-	t.Logf("claim %s/%s bound to share %s (%s after the start)", claim.Namespace, claim.Name, share.ID, time.Since(began).Round(time.Millisecond))
+	t.Logf("claim %s/%s bound to share %s", claim.Namespace, claim.Name, share.ID)
+	deleteClaimAndWaitForShareGone(t, guest, claim.Namespace, claim.Name, share.ID)
+	noSecretInLogs(t, guest, prov)
+	clock.mark("a guest claim bound and deleted through this operator's controller")
 
-	// The guest's ClusterOperator storage, as CSO hosted writes it, becomes Available.
-	framework.Eventually(t, csoSwapTimeout, "the guest's ClusterOperator storage Available=True", func(ctx context.Context) error {
-		co, err := cso.ClusterOperator(ctx)
+	// The rollback: hosted CSO with csi-operator's image again.
+	cso.SetOperatorImage(t, predImage)
+	clock.mark("CSO restarted with csi-operator's image")
+	predPod = waitForHostedCSOOperatorPod(t, hw, predImage, "").Name
+	waitForOnlyHostedCSOOperatorPods(t, hw, predImage)
+	waitForPodLog(t, runner, predPod, "successfully acquired lease", 1)
+	clock.mark("csi-operator holds its lease")
+	waitForHostedPredecessorLeads(t, hw, cso, g)
+	framework.Eventually(t, csoSwapTimeout, "csi-operator's conditions only", func(ctx context.Context) error {
+		cr, err := hw.Guest.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
-		for _, c := range co.Status.Conditions {
-			if c.Type == configv1.OperatorAvailable {
-				if c.Status != configv1.ConditionTrue {
-					return fmt.Errorf("Available=%s (%s): %s", c.Status, c.Reason, c.Message)
-				}
-				return nil
+		var extra []string
+		for _, c := range cr.Status.Conditions {
+			if !g.Writes(c.Type) {
+				extra = append(extra, fmt.Sprintf("%s=%s", c.Type, c.Status))
 			}
 		}
-		return fmt.Errorf("no Available condition yet: %v", co.Status.Conditions)
+		if len(extra) > 0 {
+			return fmt.Errorf("conditions csi-operator does not write are left: %v", extra)
+		}
+		return nil
 	})
-	t.Logf("the guest's storage Available (%s after the start)", time.Since(began).Round(time.Millisecond))
+	clock.mark("csi-operator leads again, nothing of ours left")
 
-	deleteClaimAndWaitForShareGone(t, guest, claim.Namespace, claim.Name, share.ID)
-	noSecretInLogs(t, guest, prov)
 	if got := storage(); len(got) > 0 {
-		t.Errorf("the guest's ClusterOperator storage was Degraded:\n%s", strings.Join(got, "\n"))
+		t.Errorf("the guest's ClusterOperator storage was unavailable or degraded during the swaps:\n%s", strings.Join(got, "\n"))
+	}
+	if sc, err := hw.Guest.Kube.StorageV1().StorageClasses().Get(ctx, predClass, metav1.GetOptions{}); err != nil || sc.UID != classBefore.UID {
+		t.Errorf("csi-operator's class after the swaps: %v (UID %s, was %s)", err, ptrUID(sc), classBefore.UID)
 	}
 }
 
-// waitForHostedCSOOperatorPod waits for a Ready pod of CSO's operator Deployment in the HCP namespace.
-func waitForHostedCSOOperatorPod(t *testing.T, hw *framework.HostedWorld) *corev1.Pod {
+// ptrUID is sc's UID, or none.
+func ptrUID(sc *storagev1.StorageClass) string {
+	if sc == nil {
+		return "none"
+	}
+	return string(sc.UID)
+}
+
+// noForbiddenInLogs fails the test where a pod of image logged a refusal ("forbidden").
+func noForbiddenInLogs(t *testing.T, runner *framework.PodRunner, image string) {
+	for _, rec := range runner.Records() {
+		if rec.Image != image {
+			continue
+		}
+		var refused []string
+		for _, line := range strings.Split(runner.Log(rec.Name), "\n") {
+			if strings.Contains(strings.ToLower(line), "forbidden") {
+				refused = append(refused, line)
+			}
+		}
+		if len(refused) > 0 {
+			t.Errorf("the operator (pod %s) was refused %d requests under CSO's hosted RBAC, e.g.:\n%s", rec.Name, len(refused), strings.Join(refused[:min(len(refused), 3)], "\n"))
+		}
+	}
+}
+
+// waitForHostedPredecessorLeads waits until csi-operator (generation g) holds its lease in the HCP
+// namespace, its controller's and nodes' Available conditions are True on the guest's ClusterCSIDriver,
+// its class of the share type is in the guest, and hosted CSO reads Manila as Available.
+func waitForHostedPredecessorLeads(t *testing.T, hw *framework.HostedWorld, cso *framework.CSO, g predecessor.Generation) {
+	t.Helper()
+	framework.Eventually(t, csoSwapTimeout, g.Name+" leading", func(ctx context.Context) error {
+		lease, err := hw.Kube.CoordinationV1().Leases(hw.HCPNamespace).Get(ctx, g.Lease, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity == "" {
+			return fmt.Errorf("lease %s has no holder", lease.Name)
+		}
+		cr, err := hw.Guest.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		for _, c := range g.Types {
+			if strings.HasSuffix(c, "ServiceControllerAvailable") && !v1helpers.IsOperatorConditionTrue(cr.Status.Conditions, c) {
+				return fmt.Errorf("%s is not True: %v", c, cr.Status.Conditions)
+			}
+		}
+		if _, err := hw.Guest.Kube.StorageV1().StorageClasses().Get(ctx, framework.PredecessorClassName("default"), metav1.GetOptions{}); err != nil {
+			return err
+		}
+		c, err := cso.StorageCondition(ctx, framework.CSOManilaConditionPfx+"Available")
+		if err != nil {
+			return err
+		}
+		if c.Status != operatorv1.ConditionTrue {
+			return fmt.Errorf("CSO's %s=%s (%s: %s)", c.Type, c.Status, c.Reason, c.Message)
+		}
+		return nil
+	})
+}
+
+// waitForHostedTakeover waits until this operator has taken over from csi-operator in the guest: no
+// condition left that only csi-operator writes, the ClusterCSIDriver reads Available, its controllers
+// Available, the class adopted, and hosted CSO reads Manila as Available.
+func waitForHostedTakeover(t *testing.T, hw *framework.HostedWorld, cso *framework.CSO) {
+	t.Helper()
+	framework.Eventually(t, csoSwapTimeout, "this operator leading in the guest", func(ctx context.Context) error {
+		cr, err := hw.Guest.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if stale := predecessor.StaleAfterTakeover(cr.Status.Conditions, ourConditions); len(stale) > 0 {
+			return fmt.Errorf("csi-operator's conditions are still there: %v", stale)
+		}
+		if !csoview.Available(cr.Status.Conditions) {
+			return fmt.Errorf("the ClusterCSIDriver reads unavailable: %v", cr.Status.Conditions)
+		}
+		for _, c := range []string{"ManilaDriverControllerServiceControllerAvailable", "ManilaDriverNodeServiceControllerAvailable", "NFSDriverNodeServiceControllerAvailable"} {
+			if !v1helpers.IsOperatorConditionTrue(cr.Status.Conditions, c) {
+				return fmt.Errorf("%s is not True", c)
+			}
+		}
+		sc, err := hw.Guest.Kube.StorageV1().StorageClasses().Get(ctx, framework.PredecessorClassName("default"), metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if !classplan.Owned(sc) {
+			return fmt.Errorf("StorageClass %s not adopted yet: labels %v", sc.Name, sc.Labels)
+		}
+		c, err := cso.StorageCondition(ctx, framework.CSOManilaConditionPfx+"Available")
+		if err != nil {
+			return err
+		}
+		if c.Status != operatorv1.ConditionTrue {
+			return fmt.Errorf("CSO's %s=%s (%s: %s)", c.Type, c.Status, c.Reason, c.Message)
+		}
+		return nil
+	})
+}
+
+// waitForHostedCSOOperatorPod waits for a Ready pod of CSO's operator Deployment in the HCP namespace
+// running image, other than except.
+func waitForHostedCSOOperatorPod(t *testing.T, hw *framework.HostedWorld, image, except string) *corev1.Pod {
 	t.Helper()
 	var found *corev1.Pod
-	framework.Eventually(t, csoSwapTimeout, "a Ready operator pod in "+hw.HCPNamespace, func(ctx context.Context) error {
+	framework.Eventually(t, csoSwapTimeout, "a Ready operator pod of "+image+" in "+hw.HCPNamespace, func(ctx context.Context) error {
 		pods, err := hw.Kube.CoreV1().Pods(hw.HCPNamespace).List(ctx, metav1.ListOptions{LabelSelector: "name=" + framework.CSOManilaDeployment})
 		if err != nil {
 			return err
 		}
 		var seen []string
 		for i, p := range pods.Items {
-			seen = append(seen, fmt.Sprintf("%s (%s)", p.Name, p.Status.Phase))
-			if p.DeletionTimestamp == nil && p.Spec.Containers[0].Image == framework.ImageOurOperator && podIsReady(&p) {
+			seen = append(seen, fmt.Sprintf("%s (%s, %s)", p.Name, p.Spec.Containers[0].Image, p.Status.Phase))
+			if p.Name != except && p.DeletionTimestamp == nil && p.Spec.Containers[0].Image == image && podIsReady(&p) {
 				found = &pods.Items[i]
 				return nil
 			}
@@ -171,6 +292,24 @@ func waitForHostedCSOOperatorPod(t *testing.T, hw *framework.HostedWorld) *corev
 		return fmt.Errorf("pods: %v", seen)
 	})
 	return found
+}
+
+// waitForOnlyHostedCSOOperatorPods waits until every pod of CSO's operator Deployment in the HCP
+// namespace runs image: the rollout is over.
+func waitForOnlyHostedCSOOperatorPods(t *testing.T, hw *framework.HostedWorld, image string) {
+	t.Helper()
+	framework.Eventually(t, csoSwapTimeout, "only operator pods of "+image+" in "+hw.HCPNamespace, func(ctx context.Context) error {
+		pods, err := hw.Kube.CoreV1().Pods(hw.HCPNamespace).List(ctx, metav1.ListOptions{LabelSelector: "name=" + framework.CSOManilaDeployment})
+		if err != nil {
+			return err
+		}
+		for _, p := range pods.Items {
+			if p.Spec.Containers[0].Image != image || p.DeletionTimestamp != nil {
+				return fmt.Errorf("pod %s (%s) is still there", p.Name, p.Spec.Containers[0].Image)
+			}
+		}
+		return nil
+	})
 }
 
 // operatorRunsAsCSODeploysIt checks that pod is of CSO's hosted Deployment (through its ReplicaSet),
@@ -248,44 +387,3 @@ func operatorRunsAsCSODeploysIt(t *testing.T, hw *framework.HostedWorld, pod *co
 }
 
 type rbacSubject struct{ Kind, Name, Namespace string }
-
-// watchClusterOperatorIn records every Degraded=True that ClusterOperator storage of the cluster of
-// client shows until the test ends; a watch that ends early is recorded too.
-func watchClusterOperatorIn(t *testing.T, client configclient.Interface) func() []string {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	w, err := client.ConfigV1().ClusterOperators().Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + framework.CSOClusterOperator})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var seen []string
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for ev := range w.ResultChan() {
-			co, ok := ev.Object.(*configv1.ClusterOperator)
-			if !ok {
-				continue
-			}
-			for _, c := range co.Status.Conditions {
-				if c.Type == configv1.OperatorDegraded && c.Status == configv1.ConditionTrue {
-					mu.Lock()
-					seen = append(seen, fmt.Sprintf("%s %s=%s (%s): %s", time.Now().Format("15:04:05.000"), c.Type, c.Status, c.Reason, c.Message))
-					mu.Unlock()
-				}
-			}
-		}
-		if ctx.Err() == nil {
-			mu.Lock()
-			seen = append(seen, time.Now().Format("15:04:05.000")+" the watch of ClusterOperator storage ended early")
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() { cancel(); w.Stop(); <-done })
-	return func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]string{}, seen...)
-	}
-}

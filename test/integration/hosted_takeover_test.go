@@ -4,22 +4,22 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	storagev1 "k8s.io/api/storage/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/state"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
 // Hosted as standalone: the guest's class from the predecessor is adopted in place; a restarted
-// operator keeps the promise of its state ConfigMap (in the HCP namespace) with OpenStack down; and
-// Unmanaged in the guest's ClusterCSIDriver leaves the guest's operand alone until Managed again.
+// operator keeps the promise of its state ConfigMap (in the HCP namespace) with OpenStack down; and an
+// Unmanaged set by the guest's admin does not hold (HyperShift sets it back to Managed) and the
+// operator goes on managing the guest's operand.
 func TestHostedTakeoverRestartAndUnmanaged(t *testing.T) {
 	createShareType(t, framework.ShareTypeSpec{Name: "default"})
 	world.ResetOperand(t)
@@ -75,38 +75,22 @@ func TestHostedTakeoverRestartAndUnmanaged(t *testing.T) {
 	}
 	keystoneUp = true
 
-	// Unmanaged: a deleted guest DaemonSet stays deleted for two polls; Managed brings it back.
+	// Unmanaged cannot be kept in a hosted cluster: HyperShift's hosted-cluster-config-operator sets the
+	// guest's ClusterCSIDriver back to Managed, and the operator goes on managing the guest's operand (a
+	// deleted DaemonSet comes back).
 	hw.Guest.UpdateClusterCSIDriver(t, func(d *operatorv1.ClusterCSIDriver) { d.Spec.ManagementState = operatorv1.Unmanaged })
-	// Until the operator's cache has the update, a sync may still see Managed and recreate it at
-	// once: deleted again until it has stayed absent for a second.
-	var absentSince time.Time
-	framework.Eventually(t, framework.DefaultTimeout, "the NFS DaemonSet deleted and absent for a second", func(ctx context.Context) error {
-		daemonSets := hw.Guest.Kube.AppsV1().DaemonSets("openshift-manila-csi-driver")
-		_, err := daemonSets.Get(ctx, framework.NFSNodeDaemonSet, metav1.GetOptions{})
-		switch {
-		case err == nil:
-			absentSince = time.Time{}
-			if err := daemonSets.Delete(ctx, framework.NFSNodeDaemonSet, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-				return err
-			}
-			return fmt.Errorf("present: deleted")
-		case !apierrors.IsNotFound(err):
+	framework.Eventually(t, framework.DefaultTimeout, "the guest's ClusterCSIDriver Managed again (the hosted-cluster-config-operator)", func(ctx context.Context) error {
+		cr, err := hw.Guest.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
+		if err != nil {
 			return err
-		case absentSince.IsZero():
-			absentSince = time.Now()
 		}
-		if time.Since(absentSince) < time.Second {
-			return fmt.Errorf("absent for %s", time.Since(absentSince))
+		if cr.Spec.ManagementState != operatorv1.Managed {
+			return fmt.Errorf("managementState %q", cr.Spec.ManagementState)
 		}
 		return nil
 	})
-	framework.Consistently(t, 2*framework.PollInterval, "no NFS DaemonSet while Unmanaged", func(ctx context.Context) error {
-		_, err := hw.Guest.Kube.AppsV1().DaemonSets("openshift-manila-csi-driver").Get(ctx, framework.NFSNodeDaemonSet, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("the NFS DaemonSet is back while Unmanaged (%v)", err)
-	})
-	hw.Guest.UpdateClusterCSIDriver(t, func(d *operatorv1.ClusterCSIDriver) { d.Spec.ManagementState = operatorv1.Managed })
+	if err := hw.Guest.Kube.AppsV1().DaemonSets("openshift-manila-csi-driver").Delete(ctx, framework.NFSNodeDaemonSet, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	hw.Guest.WaitForDaemonSet(t, framework.NFSNodeDaemonSet, func(*appsv1.DaemonSet) error { return nil })
 }

@@ -14,6 +14,7 @@ import (
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -43,6 +44,10 @@ type realSwapShape struct {
 	// what undoes it, run once this operator leads.
 	before func(t *testing.T)
 	atSwap func(t *testing.T) (undo func())
+	// killedHolder: the predecessor's process is killed (SIGKILL) right before the swap, so its lease
+	// still names a holder that will never renew nor release it, and the release is rolled back while
+	// this operator waits for that lease to run out: this operator never leads.
+	killedHolder bool
 }
 
 // The real image swap (realImageSwap) is a release swapping OpenShift's Manila operator for this one
@@ -121,6 +126,15 @@ func TestRealCSOImageSwapKeystoneHangs(t *testing.T) {
 		}})
 }
 
+// TestRealCSOImageSwapKilledHolder: csi-operator 4.18 killed (SIGKILL) right before the swap to this
+// operator, under CSO 4.20, and the release rolled back while its lease, still naming the killed
+// holder, runs out: this operator waits without writing, then hands back from waiting; csi-operator's
+// next pod leads once the lease has run out (library-go's 137 s), and CSO reads the killed leader's
+// conditions meanwhile.
+func TestRealCSOImageSwapKilledHolder(t *testing.T) {
+	realImageSwap(t, framework.CSO420, framework.Predecessor418, realSwapShape{name: "the predecessor killed at the swap", manila: true, killedHolder: true})
+}
+
 func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predecessor, shape realSwapShape) {
 	ctx := context.Background()
 	clock := newPhaseClock()
@@ -167,7 +181,7 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 		NodeName: "podrunner-master-0", NodeLabels: masters,
 	})
 	dumpOperatorLogsOnFailure(t, runner)
-	cso.StandInForCinder(t, idle, masters)
+	cso.StandInForCinder(t, idle, "podrunner-master-0", masters)
 	operandImages := map[string]string{}
 	for _, img := range cso.OperandImages() {
 		operandImages[img] = idle
@@ -229,6 +243,18 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 		undo = func() { once.Do(restore) }
 		t.Cleanup(undo)
 	}
+	var killedLease *coordinationv1.Lease
+	if shape.killedHolder {
+		if err := runner.Kill(predPod); err != nil {
+			t.Fatal(err)
+		}
+		lease, err := world.Kube.CoordinationV1().Leases(names.OperatorNamespace).Get(ctx, g.Lease, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		killedLease = lease
+		clock.mark("the predecessor killed, its lease held by " + ptr.Deref(lease.Spec.HolderIdentity, ""))
+	}
 	cso.SetOperatorImage(t, framework.ImageOurOperator)
 	clock.mark("CSO restarted with this operator's image")
 	oursPod := waitForCSOOperatorPod(t, framework.ImageOurOperator, "")
@@ -237,55 +263,12 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 	clock.mark("the predecessor's pod gone")
 	waitForPodLog(t, runner, oursPod, "successfully acquired lease", 1)
 	clock.mark("this operator holds its lease")
-	if shape.atSwap != nil {
-		// The predecessor's installed driver says Manila was found: kept and reported Available while
-		// OpenStack cannot be asked (no classes adopted: they need Manila's share types).
-		waitForRealTakeover(t, cso, p, shape.manila, nil)
-		manilaFrom = len(manilaView.Lines())
-		clock.mark("this operator reports while the shape lasts")
-		undo()
-	}
-	waitForRealTakeover(t, cso, p, shape.manila, types)
-	if manilaFrom < 0 {
-		manilaFrom = len(manilaView.Lines())
-	}
-	clock.mark("this operator leads")
-	if shape.manila {
-		for key, id := range predecessorUIDs(t, world) {
-			if before[key] != id {
-				t.Errorf("%s was recreated by the takeover (UID %s -> %s)", key, before[key], id)
-			}
-		}
-		waitForSteadyOperand(t, "after the takeover", false)
-		onePDBAndEviction(t, "after the takeover")
-		clock.mark("the operand steady, one PDB")
-	}
-	if shape.manila { // the operand's controllers run once Manila is found
-		networkPoliciesAsCSOAllows(t, gen)
-	}
-	if gen == framework.CSOMain && !shape.cephFS {
-		// A graceful restart: the pod deleted, the ReplicaSet's new pod takes the released lease.
-		if err := world.Kube.CoreV1().Pods(names.OperatorNamespace).Delete(ctx, oursPod, metav1.DeleteOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		restarted := waitForCSOOperatorPod(t, framework.ImageOurOperator, oursPod)
-		waitForOnlyCSOOperatorPods(t, framework.ImageOurOperator)
-		waitForPodLog(t, runner, restarted, "successfully acquired lease", 1)
-		waitForRealTakeover(t, cso, p, shape.manila, types)
-		clock.mark("a graceful restart of this operator's pod")
-	}
-	if shape.cephFS {
-		// The CephFS instance runs (its pods wait for the image) and says so in its own Degraded;
-		// NFS stays Available.
-		world.WaitForCondition(t, "ManilaCephFSDriverControllerServiceControllerUnavailableDegraded", operatorv1.ConditionTrue)
-		cr, err := world.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !v1helpers.IsOperatorConditionTrue(cr.Status.Conditions, "NFSDriverNodeServiceControllerAvailable") || !csoview.Available(cr.Status.Conditions) {
-			t.Errorf("NFS or the driver is not Available while CephFS cannot run: %v", cr.Status.Conditions)
-		}
-		clock.mark("the CephFS instance reports its image unavailable")
+	if shape.killedHolder {
+		waitsForKilledHolder(t, killedLease)
+		clock.mark("this operator waits for the killed holder's lease; the rollback comes now")
+	} else {
+		manilaFrom = realTakeover(t, realTakeoverRun{cso: cso, p: p, gen: gen, shape: shape, types: types, before: before,
+			manilaView: manilaView, oursPod: oursPod, runner: runner, clock: clock, undo: undo})
 	}
 
 	// The rollback: CSO with the predecessor's image again.
@@ -320,7 +303,7 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 	}
 
 	oneOperatorActing(t, runner, runStart, predImage)
-	if shape.manila {
+	if shape.manila && !shape.killedHolder {
 		versions := manilaView.Timeline()
 		from := readsTakeover(versions, manilaFrom)
 		if from == len(versions) {
@@ -351,6 +334,108 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 	if shape.manila {
 		if defaults := defaultClasses(t, world); !slices.Equal(defaults, []string{framework.PredecessorClassName("default" + sfx)}) {
 			t.Errorf("default classes %v, want only the admin's", defaults)
+		}
+	}
+}
+
+// realTakeoverRun is what realTakeover needs of realImageSwap's run.
+type realTakeoverRun struct {
+	cso        *framework.CSO
+	p          framework.Predecessor
+	gen        framework.CSOGeneration
+	shape      realSwapShape
+	types      []string
+	before     map[string]uid
+	manilaView *framework.Changes
+	oursPod    string
+	runner     *framework.PodRunner
+	clock      *phaseClock
+	undo       func()
+}
+
+// realTakeover waits until this operator has taken over (through the shape's outage, undone once it
+// reports), checks what it adopted and, under CSO main, restarts its pod gracefully once; it returns
+// the index of the first of the Storage CR's versions recorded once the takeover was seen complete.
+func realTakeover(t *testing.T, r realTakeoverRun) int {
+	t.Helper()
+	ctx := context.Background()
+	manilaFrom := -1
+	if r.shape.atSwap != nil {
+		// The predecessor's installed driver says Manila was found: kept and reported Available while
+		// OpenStack cannot be asked (no classes adopted: they need Manila's share types).
+		waitForRealTakeover(t, r.cso, r.p, r.shape.manila, nil)
+		manilaFrom = len(r.manilaView.Lines())
+		r.clock.mark("this operator reports while the shape lasts")
+		r.undo()
+	}
+	waitForRealTakeover(t, r.cso, r.p, r.shape.manila, r.types)
+	if manilaFrom < 0 {
+		manilaFrom = len(r.manilaView.Lines())
+	}
+	r.clock.mark("this operator leads")
+	if r.shape.manila {
+		for key, id := range predecessorUIDs(t, world) {
+			if r.before[key] != id {
+				t.Errorf("%s was recreated by the takeover (UID %s -> %s)", key, r.before[key], id)
+			}
+		}
+		waitForSteadyOperand(t, "after the takeover", false)
+		onePDBAndEviction(t, "after the takeover")
+		r.clock.mark("the operand steady, one PDB")
+	}
+	if r.shape.manila { // the operand's controllers run once Manila is found
+		networkPoliciesAsCSOAllows(t, r.gen)
+	}
+	if r.gen == framework.CSOMain && !r.shape.cephFS {
+		// A graceful restart: the pod deleted, the ReplicaSet's new pod takes the released lease.
+		if err := world.Kube.CoreV1().Pods(names.OperatorNamespace).Delete(ctx, r.oursPod, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		restarted := waitForCSOOperatorPod(t, framework.ImageOurOperator, r.oursPod)
+		waitForOnlyCSOOperatorPods(t, framework.ImageOurOperator)
+		waitForPodLog(t, r.runner, restarted, "successfully acquired lease", 1)
+		waitForRealTakeover(t, r.cso, r.p, r.shape.manila, r.types)
+		r.clock.mark("a graceful restart of this operator's pod")
+	}
+	if r.shape.cephFS {
+		// The CephFS instance runs (its pods wait for the image) and says so in its own Degraded;
+		// NFS stays Available.
+		world.WaitForCondition(t, "ManilaCephFSDriverControllerServiceControllerUnavailableDegraded", operatorv1.ConditionTrue)
+		cr, err := world.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !v1helpers.IsOperatorConditionTrue(cr.Status.Conditions, "NFSDriverNodeServiceControllerAvailable") || !csoview.Available(cr.Status.Conditions) {
+			t.Errorf("NFS or the driver is not Available while CephFS cannot run: %v", cr.Status.Conditions)
+		}
+		r.clock.mark("the CephFS instance reports its image unavailable")
+	}
+
+	return manilaFrom
+}
+
+// waitsForKilledHolder checks that this operator, holding its own lease, waits while the killed
+// predecessor's lease still names its holder: the lease unchanged, no condition of this operator's on
+// the ClusterCSIDriver.
+func waitsForKilledHolder(t *testing.T, killed *coordinationv1.Lease) {
+	t.Helper()
+	ctx := context.Background()
+	lease, err := world.Kube.CoordinationV1().Leases(names.OperatorNamespace).Get(ctx, killed.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ptr.Deref(lease.Spec.HolderIdentity, "") != ptr.Deref(killed.Spec.HolderIdentity, "") || !lease.Spec.RenewTime.Equal(killed.Spec.RenewTime) {
+		t.Fatalf("the killed holder's lease %s changed before it ran out (holder %q, renewed %v): the shape needs it held", lease.Name,
+			ptr.Deref(lease.Spec.HolderIdentity, ""), lease.Spec.RenewTime)
+	}
+	cr, err := world.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cr.Status.Conditions {
+		// A type both write cannot tell who wrote it.
+		if ourConditions.Has(c.Type) && !slices.ContainsFunc(predecessor.All, func(g predecessor.Generation) bool { return g.Writes(c.Type) }) {
+			t.Errorf("this operator wrote %s=%s while a predecessor's lease was held", c.Type, c.Status)
 		}
 	}
 }
@@ -562,7 +647,12 @@ var cephFSDegraded = regexp.MustCompile(`^ManilaCSIDriverOperatorCRDegraded: (Ma
 // the predecessor's own start shows before it (its operand still rolling, CSO's status controller not
 // yet written) is not the swap's.
 func watchStorage(t *testing.T, cephFS bool) storageRecord {
-	changes := framework.WatchChanges(t, framework.OneObject(world.ConfigV1.ConfigV1().RESTClient(), "clusteroperators", "", framework.CSOClusterOperator),
+	return watchStorageIn(t, world.ControlPlane, cephFS)
+}
+
+// watchStorageIn is watchStorage of the cluster cp (a hosted cluster's guest).
+func watchStorageIn(t *testing.T, cp *framework.ControlPlane, cephFS bool) storageRecord {
+	changes := framework.WatchChanges(t, framework.OneObject(cp.ConfigV1.ConfigV1().RESTClient(), "clusteroperators", "", framework.CSOClusterOperator),
 		func(co *configv1.ClusterOperator) string { return storageUnhealthy(co, cephFS) })
 	t.Cleanup(func() {
 		t.Logf("ClusterOperator storage's Available and Degraded, every version:\n%s", strings.Join(changes.Timeline(), "\n"))
