@@ -116,7 +116,12 @@ func realCSOReadsOurStatus(t *testing.T, gen framework.CSOGeneration, shape func
 // watchCSOManila records CSO's ManilaCSIDriverOperatorCR* conditions in its Storage CR, every version,
 // as "Type=Status (Reason), ..." lines.
 func watchCSOManila(t *testing.T) *framework.Changes {
-	return framework.WatchChanges(t, framework.OneObject(world.Operator.OperatorV1().RESTClient(), "storages", "", "cluster"),
+	return watchCSOManilaIn(t, world.ControlPlane)
+}
+
+// watchCSOManilaIn is watchCSOManila of the cluster cp (a hosted cluster's guest).
+func watchCSOManilaIn(t *testing.T, cp *framework.ControlPlane) *framework.Changes {
+	return framework.WatchChanges(t, framework.OneObject(cp.Operator.OperatorV1().RESTClient(), "storages", "", "cluster"),
 		func(s *operatorv1.Storage) string {
 			var parts []string
 			for _, c := range s.Status.Conditions {

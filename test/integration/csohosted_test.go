@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
@@ -37,8 +38,10 @@ const csoHostedNamespace = "clusters-manila-cso"
 // csi-operator's conditions: never Available=False nor Degraded=True; this operator takes over
 // csi-operator's class in place and runs under CSO's hosted Deployment and Role (nothing in its log
 // says "forbidden"); a ReadWriteMany claim in the guest binds through the controller it rendered in the
-// HCP namespace and deleting it deletes the share; after the swap back csi-operator leads and no
-// condition is left on the guest's ClusterCSIDriver that it does not write; no class is deleted.
+// HCP namespace and deleting it deletes the share; CSO's Storage CR never reads the installed driver as
+// disabled after the takeover; the two operators' writes in the HCP namespace never interleave (the
+// audit log); after the swap back csi-operator leads and no condition is left on the guest's
+// ClusterCSIDriver that it does not write; nothing of the operand's nor a class is deleted in the guest.
 func TestRealCSOHostedImageSwap(t *testing.T) {
 	ctx := context.Background()
 	clock := newPhaseClock()
@@ -98,6 +101,7 @@ func TestRealCSOHostedImageSwap(t *testing.T) {
 	t.Cleanup(func() { noForbiddenInLogs(t, runner, framework.ImageOurOperator) })
 
 	// csi-operator leads under hosted CSO.
+	runStart := time.Now()
 	predPod := waitForHostedCSOOperatorPod(t, hw, predImage, "").Name
 	waitForHostedPredecessorLeads(t, hw, cso, g)
 	clock.mark("csi-operator leads under hosted CSO")
@@ -107,6 +111,11 @@ func TestRealCSOHostedImageSwap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	manilaView := watchCSOManilaIn(t, hw.Guest)
+	deletions := watchDeletionsIn(t, hw.Guest.Kube)
+	t.Cleanup(func() {
+		t.Logf("CSO's Manila conditions in the guest's Storage CR, every version:\n%s", strings.Join(manilaView.Timeline(), "\n"))
+	})
 	storage := storageRec.fromHealthy(t)
 	clock.mark("the guest's storage healthy")
 
@@ -119,6 +128,7 @@ func TestRealCSOHostedImageSwap(t *testing.T) {
 	clock.mark("this operator holds its lease")
 	operatorRunsAsCSODeploysIt(t, hw, pod)
 	waitForHostedTakeover(t, hw, cso)
+	manilaFrom := len(manilaView.Lines())
 	clock.mark("this operator leads")
 	if sc, err := hw.Guest.Kube.StorageV1().StorageClasses().Get(ctx, predClass, metav1.GetOptions{}); err != nil {
 		t.Errorf("csi-operator's class after the takeover: %v", err)
@@ -165,6 +175,24 @@ func TestRealCSOHostedImageSwap(t *testing.T) {
 	if got := storage(); len(got) > 0 {
 		t.Errorf("the guest's ClusterOperator storage was unavailable or degraded during the swaps:\n%s", strings.Join(got, "\n"))
 	}
+	versions := manilaView.Timeline()
+	from := readsTakeover(versions, manilaFrom)
+	if from == len(versions) {
+		t.Errorf("CSO never read the driver Available after the takeover")
+	}
+	for _, v := range versions[from:] {
+		if strings.Contains(v, "Available=True (DriverDisabled)") {
+			t.Errorf("CSO read the installed driver as disabled: %s", v)
+		}
+	}
+	if got := deletions(); len(got) > 0 {
+		t.Errorf("deleted in the guest during the swaps: %v", got)
+	}
+	// In the HCP namespace each operator's pod-bound token names its pod; in the guest both use the
+	// guest identity of service-network-admin-kubeconfig, so the audit cannot tell them apart there.
+	oneOperatorActingOn(t, runner, runStart, predImage, func(ref framework.AuditObjectRef) bool {
+		return ref.Namespace == hw.HCPNamespace && ref.Resource != "events" && ref.Resource != "leases"
+	})
 	if sc, err := hw.Guest.Kube.StorageV1().StorageClasses().Get(ctx, predClass, metav1.GetOptions{}); err != nil || sc.UID != classBefore.UID {
 		t.Errorf("csi-operator's class after the swaps: %v (UID %s, was %s)", err, ptrUID(sc), classBefore.UID)
 	}

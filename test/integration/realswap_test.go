@@ -459,6 +459,20 @@ func readsTakeover(versions []string, from int) int {
 // one uninterrupted run.
 func oneOperatorActing(t *testing.T, runner *framework.PodRunner, runStart time.Time, predImage string) {
 	t.Helper()
+	oneOperatorActingOn(t, runner, runStart, predImage, func(ref framework.AuditObjectRef) bool {
+		switch {
+		case ref.Namespace == names.OperandNamespace:
+			return ref.Resource != "events"
+		case ref.Namespace == "":
+			return slices.Contains([]string{"storageclasses", "csidrivers", "volumesnapshotclasses"}, ref.Resource)
+		}
+		return false
+	})
+}
+
+// oneOperatorActingOn is oneOperatorActing over the objects shared says both operators manage.
+func oneOperatorActingOn(t *testing.T, runner *framework.PodRunner, runStart time.Time, predImage string, shared func(framework.AuditObjectRef) bool) {
+	t.Helper()
 	side := map[string]string{}
 	for _, r := range runner.Records() {
 		switch r.Image {
@@ -472,18 +486,8 @@ func oneOperatorActing(t *testing.T, runner *framework.PodRunner, runStart time.
 	if err != nil {
 		t.Fatal(err)
 	}
-	shared := func(e framework.AuditEvent) bool {
-		ref := e.ObjectRef
-		switch {
-		case ref.Namespace == names.OperandNamespace:
-			return ref.Resource != "events"
-		case ref.Namespace == "":
-			return slices.Contains([]string{"storageclasses", "csidrivers", "volumesnapshotclasses"}, ref.Resource)
-		}
-		return false
-	}
 	turns := framework.Turns(events, func(e framework.AuditEvent) string {
-		if !e.Write() || !shared(e) {
+		if !e.Write() || !shared(*e.ObjectRef) {
 			return ""
 		}
 		return side[e.Pod()]

@@ -15,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/configcheck"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
@@ -316,6 +317,12 @@ func TestRestartAtTenMoments(t *testing.T) {
 // StorageClasses until the test ends; the returned function lists them so far.
 func watchDeletions(t *testing.T) func() []string {
 	t.Helper()
+	return watchDeletionsIn(t, world.Kube)
+}
+
+// watchDeletionsIn is watchDeletions in the cluster of kube (a hosted cluster's guest).
+func watchDeletionsIn(t *testing.T, kube kubernetes.Interface) func() []string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	events := make(chan string, 100)
@@ -323,19 +330,19 @@ func watchDeletions(t *testing.T) func() []string {
 	type watcher = watch.Interface
 	starters := map[string]func(context.Context, metav1.ListOptions) (watcher, error){
 		"Deployment": func(ctx context.Context, o metav1.ListOptions) (watcher, error) {
-			return world.Kube.AppsV1().Deployments(names.OperandNamespace).Watch(ctx, o)
+			return kube.AppsV1().Deployments(names.OperandNamespace).Watch(ctx, o)
 		},
 		"DaemonSet": func(ctx context.Context, o metav1.ListOptions) (watcher, error) {
-			return world.Kube.AppsV1().DaemonSets(names.OperandNamespace).Watch(ctx, o)
+			return kube.AppsV1().DaemonSets(names.OperandNamespace).Watch(ctx, o)
 		},
 		"Secret": func(ctx context.Context, o metav1.ListOptions) (watcher, error) {
-			return world.Kube.CoreV1().Secrets(names.OperandNamespace).Watch(ctx, o)
+			return kube.CoreV1().Secrets(names.OperandNamespace).Watch(ctx, o)
 		},
 		"CSIDriver": func(ctx context.Context, o metav1.ListOptions) (watcher, error) {
-			return world.Kube.StorageV1().CSIDrivers().Watch(ctx, o)
+			return kube.StorageV1().CSIDrivers().Watch(ctx, o)
 		},
 		"StorageClass": func(ctx context.Context, o metav1.ListOptions) (watcher, error) {
-			return world.Kube.StorageV1().StorageClasses().Watch(ctx, o)
+			return kube.StorageV1().StorageClasses().Watch(ctx, o)
 		},
 	}
 	for kind, start := range starters {
