@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# soak-swap.sh - runs the image swap tests (TestRealCSOImageSwap*: one per cloud shape)
+# soak-swap.sh - runs the image swap tests (TestRealCSOImageSwap*: one per cloud shape; TestRealCSOHostedImageSwap)
 # N times in one test world and prints, for each run, each shape's result and what the watch recorders
 # saw (every version of CSO's Manila conditions and of the operand Deployment, the writes of each
 # operator by turn), then a count of failed runs per shape. For finding a flake: a run's full output
@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-10}
-RUN=${SOAK_RUN:-'^TestRealCSOImageSwap'}
+RUN=${SOAK_RUN:-'^TestRealCSO(Hosted)?ImageSwap'}
 out=$PWD/_output/soak
 mkdir -p "$out"
 bin=$out/integration.test

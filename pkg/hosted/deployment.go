@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
@@ -38,6 +39,20 @@ func Replicas(policy AvailabilityPolicy) (int32, error) {
 		return 2, nil
 	}
 	return 0, fmt.Errorf("unknown controllerAvailabilityPolicy %q (want %s or %s)", policy, SingleReplica, HighlyAvailable)
+}
+
+// rollout is how the controller of replicas rolls with at least one Ready pod throughout: one
+// replica surges (the new pod is Ready before the old one stops; nothing binds a host port and the
+// replicas only prefer other nodes, so both fit), more lose one at a time. A controller with no
+// available pod is library-go's ControllerServiceControllerAvailable=False, which cluster-storage-
+// operator reports as the driver, and ClusterOperator storage, unavailable.
+func rollout(replicas int32) appsv1.DeploymentStrategy {
+	surge, unavailable := intstr.FromInt32(0), intstr.FromInt32(1)
+	if replicas == 1 {
+		surge, unavailable = intstr.FromInt32(1), intstr.FromInt32(0)
+	}
+	return appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType,
+		RollingUpdate: &appsv1.RollingUpdateDeployment{MaxSurge: &surge, MaxUnavailable: &unavailable}}
 }
 
 // GuestSidecars are the controller's containers that act on the guest's API objects (claims,
@@ -103,6 +118,7 @@ func (cp ControlPlane) ControllerDeployment(d *appsv1.Deployment) error {
 	}
 	replicas, _ := Replicas(cp.Availability)
 	d.Spec.Replicas = &replicas
+	d.Spec.Strategy = rollout(replicas)
 	if d.Annotations == nil {
 		d.Annotations = map[string]string{}
 	}

@@ -128,9 +128,10 @@ func container(t *testing.T, d *appsv1.Deployment, name string) corev1.Container
 
 func TestControllerDeployment(t *testing.T) {
 	for _, tc := range []struct {
-		cp       ControlPlane
-		replicas int32
-	}{{ControlPlane{Namespace: "clusters-a", Availability: SingleReplica}, 1}, {ControlPlane{Namespace: "clusters-b", Availability: HighlyAvailable}, 2}} {
+		cp                 ControlPlane
+		replicas           int32
+		surge, unavailable int
+	}{{ControlPlane{Namespace: "clusters-a", Availability: SingleReplica}, 1, 1, 0}, {ControlPlane{Namespace: "clusters-b", Availability: HighlyAvailable}, 2, 0, 1}} {
 		t.Run(tc.cp.Namespace, func(t *testing.T) {
 			before := standaloneDeployment(t)
 			d := before.DeepCopy()
@@ -139,6 +140,11 @@ func TestControllerDeployment(t *testing.T) {
 			}
 			if d.Namespace != tc.cp.Namespace || *d.Spec.Replicas != tc.replicas {
 				t.Errorf("namespace %s replicas %d", d.Namespace, *d.Spec.Replicas)
+			}
+			// A Ready replica throughout a rollout: one replica surges, two lose one at a time.
+			if ru := d.Spec.Strategy.RollingUpdate; d.Spec.Strategy.Type != appsv1.RollingUpdateDeploymentStrategyType || ru == nil ||
+				ru.MaxSurge.IntValue() != tc.surge || ru.MaxUnavailable.IntValue() != tc.unavailable {
+				t.Errorf("strategy %+v, want maxSurge %d maxUnavailable %d", d.Spec.Strategy, tc.surge, tc.unavailable)
 			}
 			spec := d.Spec.Template.Spec
 			if d.Spec.Template.Labels[LabelHostedControlPlane] != tc.cp.Namespace {

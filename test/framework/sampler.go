@@ -177,6 +177,18 @@ func (c *Changes) Gaps() []string {
 	return slices.Clone(c.gaps)
 }
 
+// Since is the index of the first change seen at or after when (len(Lines()) when none is).
+func (c *Changes) Since(when time.Time) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, at := range c.times {
+		if !at.Before(when) {
+			return i
+		}
+	}
+	return len(c.times)
+}
+
 // Timeline is the changes so far, each after the time it was first seen.
 func (c *Changes) Timeline() []string {
 	c.mu.Lock()

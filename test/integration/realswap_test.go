@@ -48,6 +48,9 @@ type realSwapShape struct {
 	// still names a holder that will never renew nor release it, and the release is rolled back while
 	// this operator waits for that lease to run out: this operator never leads.
 	killedHolder bool
+	// atRollback runs right before the rollback to the predecessor and returns what undoes it, run
+	// once this operator's pod is gone.
+	atRollback func(t *testing.T) (undo func())
 }
 
 // The real image swap (realImageSwap) is a release swapping OpenShift's Manila operator for this one
@@ -124,6 +127,58 @@ func TestRealCSOImageSwapKeystoneHangs(t *testing.T) {
 				}
 			}
 		}})
+}
+
+// TestRealCSOImageSwapKeystoneHangsAtRollback: Keystone accepts connections and never answers from
+// right before the rollback to csi-operator 4.18, under CSO main, until this operator's pod is gone:
+// this operator hands back what it can while it is stopped (its conditions removed once its grace
+// runs out, whether or not the predecessor has written its own), and from its process's exit on CSO
+// may read only what the predecessor's own start on a hanging cloud shows (no Available of its yet).
+func TestRealCSOImageSwapKeystoneHangsAtRollback(t *testing.T) {
+	realImageSwap(t, framework.CSOMain, framework.Predecessor418, realSwapShape{name: "Keystone hangs at the rollback", manila: true,
+		atRollback: func(t *testing.T) func() {
+			if err := world.OpenStack.HangKeystone(); err != nil {
+				t.Fatal(err)
+			}
+			return func() {
+				if err := world.OpenStack.ResumeKeystone(); err != nil {
+					t.Errorf("resuming Keystone: %v", err)
+				}
+			}
+		}})
+}
+
+// predecessorsOwnStart says whether an unhealthy version of ClusterOperator storage (a line of
+// storageWindow) is what predecessor g's own start shows: Available=False only because CSO waits for
+// its first conditions, or because Available conditions that g writes say their workloads are
+// deploying (its rollout of them); never Degraded=True.
+func predecessorsOwnStart(line string, g predecessor.Generation) bool {
+	const prefix = "Available=False (" + framework.CSOManilaConditionPfx + "_"
+	i := strings.Index(line, prefix)
+	if i < 0 || strings.Contains(line, "Degraded=True") {
+		return false
+	}
+	reason, _, _ := strings.Cut(line[i+len(prefix):], ")")
+	for _, part := range strings.Split(reason, "::") {
+		part = strings.TrimPrefix(part, framework.CSOManilaConditionPfx+"_")
+		controller, why, _ := strings.Cut(part, "_")
+		if part != "WaitForOperator" && (why != "Deploying" || !g.Writes(controller+"Available")) {
+			return false
+		}
+	}
+	return true
+}
+
+// lastExit is when the last pod of image the runner ran had all its processes exit after SIGTERM
+// (zero when none has).
+func lastExit(runner *framework.PodRunner, image string) time.Time {
+	var last time.Time
+	for _, r := range runner.Records() {
+		if r.Image == image && r.ExitedAt.After(last) {
+			last = r.ExitedAt
+		}
+	}
+	return last
 }
 
 // TestRealCSOImageSwapKilledHolder: csi-operator 4.18 killed (SIGKILL) right before the swap to this
@@ -272,12 +327,21 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 	}
 
 	// The rollback: CSO with the predecessor's image again.
+	undoAtRollback := func() {}
+	if shape.atRollback != nil {
+		var once sync.Once
+		restore := shape.atRollback(t)
+		undoAtRollback = func() { once.Do(restore) }
+		t.Cleanup(undoAtRollback)
+	}
 	cso.SetOperatorImage(t, predImage)
 	clock.mark("CSO restarted with the predecessor's image")
 	predPod = waitForCSOOperatorPod(t, predImage, "")
 	clock.mark("the predecessor's pod Ready")
 	waitForOnlyCSOOperatorPods(t, predImage)
-	clock.mark("this operator's pod gone")
+	oursExited := lastExit(runner, framework.ImageOurOperator)
+	clock.mark("this operator's pod gone (its process exited at " + oursExited.Format("15:04:05.000") + ")")
+	undoAtRollback()
 	waitForPodLog(t, runner, predPod, "successfully acquired lease", 1)
 	clock.mark("the predecessor holds its lease")
 	waitForRealPredecessorLeads(t, cso, g, shape.manila, types)
@@ -315,8 +379,23 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 			}
 		}
 	}
-	if got := storage(); len(got) > 0 {
-		t.Errorf("ClusterOperator storage was unavailable or degraded during the swaps:\n%s", strings.Join(got, "\n"))
+	if shape.atRollback == nil {
+		if got := storage.Unhealthy(); len(got) > 0 {
+			t.Errorf("ClusterOperator storage was unavailable or degraded during the swaps:\n%s", strings.Join(got, "\n"))
+		}
+	} else {
+		// This operator's part ends with its process: before, storage is healthy; after, only the
+		// predecessor's own start on the shape's cloud may show (CSO waiting for its first conditions).
+		if got := storage.UnhealthyBefore(oursExited); len(got) > 0 {
+			t.Errorf("ClusterOperator storage was unavailable or degraded before this operator's process exited:\n%s", strings.Join(got, "\n"))
+		}
+		for _, l := range storage.UnhealthySince(oursExited) {
+			if !predecessorsOwnStart(l, g) {
+				t.Errorf("after this operator's process exited, ClusterOperator storage read other than the predecessor's own start: %s", l)
+			}
+		}
+		t.Logf("this operator's process exited at %s; ClusterOperator storage from then on as the predecessor started on the shape's cloud:\n%s",
+			oursExited.Format("15:04:05.000"), strings.Join(storage.UnhealthySince(oursExited), "\n"))
 	}
 	for _, d := range deletions() {
 		if !strings.HasPrefix(d, "StorageClass/") || p != framework.Predecessor417 {
@@ -666,7 +745,7 @@ func watchStorageIn(t *testing.T, cp *framework.ControlPlane, cephFS bool) stora
 
 type storageRecord struct{ changes *framework.Changes }
 
-func (r storageRecord) fromHealthy(t *testing.T) func() []string {
+func (r storageRecord) fromHealthy(t *testing.T) storageWindow {
 	t.Helper()
 	var from int
 	framework.Eventually(t, csoSwapTimeout, "ClusterOperator storage healthy, written from the predecessor's and Cinder's conditions", func(context.Context) error {
@@ -677,16 +756,41 @@ func (r storageRecord) fromHealthy(t *testing.T) func() []string {
 		from = len(lines) - 1
 		return nil
 	})
-	return func() []string {
-		var out []string
-		for _, l := range r.changes.Timeline()[from:] {
-			line := l[strings.Index(l, " ")+1:]
-			if line != storageHealthy && !strings.HasPrefix(line, storageUnwritten) {
-				out = append(out, l)
-			}
-		}
-		return out
+	return storageWindow{r.changes, from}
+}
+
+// storageWindow is ClusterOperator storage's versions from a healthy one on.
+type storageWindow struct {
+	changes *framework.Changes
+	from    int
+}
+
+// Unhealthy is every version of the window whose Available is not True or whose Degraded is True.
+func (w storageWindow) Unhealthy() []string { return w.unhealthy(w.from, -1) }
+
+// UnhealthyBefore is Unhealthy of the versions seen before when.
+func (w storageWindow) UnhealthyBefore(when time.Time) []string {
+	return w.unhealthy(w.from, max(w.from, w.changes.Since(when)))
+}
+
+// UnhealthySince is Unhealthy of the versions seen at or after when.
+func (w storageWindow) UnhealthySince(when time.Time) []string {
+	return w.unhealthy(max(w.from, w.changes.Since(when)), -1)
+}
+
+func (w storageWindow) unhealthy(from, to int) []string {
+	timeline := w.changes.Timeline()
+	if to < 0 || to > len(timeline) {
+		to = len(timeline)
 	}
+	var out []string
+	for _, l := range timeline[from:to] {
+		line := l[strings.Index(l, " ")+1:]
+		if line != storageHealthy && !strings.HasPrefix(line, storageUnwritten) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // storageHealthy and storageUnwritten are storageUnhealthy's lines for a healthy storage, and for one
