@@ -146,8 +146,10 @@ func TestNoManilaServiceThenRegistered(t *testing.T) {
 	}
 	registered = true
 	world.WaitForNoCondition(t, manila.ConditionDisabled)
-	if n := keystoneLogins(op) - logins; n != 1 {
-		t.Errorf("Manila was found after %d logins (polls) since it was registered, want 1", n)
+	// The poll that finds Manila is the next one; a poll already in flight as it was registered (its
+	// login, and the catalog with it, from before) may come first on a loaded machine.
+	if n := keystoneLogins(op) - logins; n < 1 || n > 2 {
+		t.Errorf("Manila was found after %d logins (polls) since it was registered, want the next poll (1, or 2 with one in flight)", n)
 	}
 	world.WaitForDeployment(t, nil)
 }
