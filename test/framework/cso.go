@@ -680,14 +680,17 @@ func (w *World) restoreSnapshot(ctx context.Context, s worldSnapshot) error {
 	return nil
 }
 
-func (w *World) resource(k snapshotKind, namespace string) interface {
+// objectClient is what the world's snapshot and restore do with one kind's objects.
+type objectClient interface {
 	Create(context.Context, *unstructured.Unstructured, metav1.CreateOptions, ...string) (*unstructured.Unstructured, error)
 	Update(context.Context, *unstructured.Unstructured, metav1.UpdateOptions, ...string) (*unstructured.Unstructured, error)
 	UpdateStatus(context.Context, *unstructured.Unstructured, metav1.UpdateOptions) (*unstructured.Unstructured, error)
 	Delete(context.Context, string, metav1.DeleteOptions, ...string) error
 	Get(context.Context, string, metav1.GetOptions, ...string) (*unstructured.Unstructured, error)
 	Patch(context.Context, string, types.PatchType, []byte, metav1.PatchOptions, ...string) (*unstructured.Unstructured, error)
-} {
+}
+
+func (w *World) resource(k snapshotKind, namespace string) objectClient {
 	if k.namespaced {
 		return w.Dynamic.Resource(k.gvr).Namespace(namespace)
 	}
@@ -796,14 +799,7 @@ func (w *World) deleteNow(ctx context.Context, k snapshotKind, o *unstructured.U
 }
 
 // resourceFor is the dynamic client of obj's kind, in its namespace when it has one.
-func (w *World) resourceFor(obj *unstructured.Unstructured) (interface {
-	Create(context.Context, *unstructured.Unstructured, metav1.CreateOptions, ...string) (*unstructured.Unstructured, error)
-	Update(context.Context, *unstructured.Unstructured, metav1.UpdateOptions, ...string) (*unstructured.Unstructured, error)
-	UpdateStatus(context.Context, *unstructured.Unstructured, metav1.UpdateOptions) (*unstructured.Unstructured, error)
-	Delete(context.Context, string, metav1.DeleteOptions, ...string) error
-	Get(context.Context, string, metav1.GetOptions, ...string) (*unstructured.Unstructured, error)
-	Patch(context.Context, string, types.PatchType, []byte, metav1.PatchOptions, ...string) (*unstructured.Unstructured, error)
-}, error) {
+func (w *World) resourceFor(obj *unstructured.Unstructured) (objectClient, error) {
 	mapping, err := w.RESTMapping(obj.GroupVersionKind())
 	if err != nil {
 		return nil, err

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -102,7 +101,7 @@ func TestRealCSOHostedImageSwap(t *testing.T) {
 
 	// csi-operator leads under hosted CSO.
 	runStart := time.Now()
-	predPod := waitForHostedCSOOperatorPod(t, hw, predImage, "").Name
+	predPod := waitForOperatorPod(t, hw.Kube, hw.HCPNamespace, predImage, "").Name
 	waitForHostedPredecessorLeads(t, hw, cso, g)
 	clock.mark("csi-operator leads under hosted CSO")
 	t.Logf("csi-operator leads in pod %s", predPod)
@@ -122,8 +121,8 @@ func TestRealCSOHostedImageSwap(t *testing.T) {
 	// The release: hosted CSO with this operator's image.
 	cso.SetOperatorImage(t, framework.ImageOurOperator)
 	clock.mark("CSO restarted with this operator's image")
-	pod := waitForHostedCSOOperatorPod(t, hw, framework.ImageOurOperator, "")
-	waitForOnlyHostedCSOOperatorPods(t, hw, framework.ImageOurOperator)
+	pod := waitForOperatorPod(t, hw.Kube, hw.HCPNamespace, framework.ImageOurOperator, "")
+	waitForOnlyOperatorPods(t, hw.Kube, hw.HCPNamespace, framework.ImageOurOperator)
 	waitForPodLog(t, runner, pod.Name, "successfully acquired lease", 1)
 	clock.mark("this operator holds its lease")
 	operatorRunsAsCSODeploysIt(t, hw, pod)
@@ -149,28 +148,13 @@ func TestRealCSOHostedImageSwap(t *testing.T) {
 	// The rollback: hosted CSO with csi-operator's image again.
 	cso.SetOperatorImage(t, predImage)
 	clock.mark("CSO restarted with csi-operator's image")
-	predPod = waitForHostedCSOOperatorPod(t, hw, predImage, "").Name
-	waitForOnlyHostedCSOOperatorPods(t, hw, predImage)
+	predPod = waitForOperatorPod(t, hw.Kube, hw.HCPNamespace, predImage, "").Name
+	waitForOnlyOperatorPods(t, hw.Kube, hw.HCPNamespace, predImage)
 	oursExited := lastExit(runner, framework.ImageOurOperator)
 	waitForPodLog(t, runner, predPod, "successfully acquired lease", 1)
 	clock.mark("csi-operator holds its lease")
 	waitForHostedPredecessorLeads(t, hw, cso, g)
-	framework.Eventually(t, csoSwapTimeout, "csi-operator's conditions only", func(ctx context.Context) error {
-		cr, err := hw.Guest.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		var extra []string
-		for _, c := range cr.Status.Conditions {
-			if !g.Writes(c.Type) {
-				extra = append(extra, fmt.Sprintf("%s=%s", c.Type, c.Status))
-			}
-		}
-		if len(extra) > 0 {
-			return fmt.Errorf("conditions csi-operator does not write are left: %v", extra)
-		}
-		return nil
-	})
+	waitForOnlyPredecessorConditions(t, hw.Guest, g)
 	clock.mark("csi-operator leads again, nothing of ours left")
 
 	// This operator's part ends with its process. csi-operator then rolls its controller Deployment of
@@ -262,12 +246,8 @@ func waitForHostedPredecessorLeads(t *testing.T, hw *framework.HostedWorld, cso 
 		if _, err := hw.Guest.Kube.StorageV1().StorageClasses().Get(ctx, framework.PredecessorClassName("default"), metav1.GetOptions{}); err != nil {
 			return err
 		}
-		c, err := cso.StorageCondition(ctx, framework.CSOManilaConditionPfx+"Available")
-		if err != nil {
+		if err := csoReadsManilaAvailable(ctx, cso); err != nil {
 			return err
-		}
-		if c.Status != operatorv1.ConditionTrue {
-			return fmt.Errorf("CSO's %s=%s (%s: %s)", c.Type, c.Status, c.Reason, c.Message)
 		}
 		return nil
 	})
@@ -301,53 +281,8 @@ func waitForHostedTakeover(t *testing.T, hw *framework.HostedWorld, cso *framewo
 		if !classplan.Owned(sc) {
 			return fmt.Errorf("StorageClass %s not adopted yet: labels %v", sc.Name, sc.Labels)
 		}
-		c, err := cso.StorageCondition(ctx, framework.CSOManilaConditionPfx+"Available")
-		if err != nil {
+		if err := csoReadsManilaAvailable(ctx, cso); err != nil {
 			return err
-		}
-		if c.Status != operatorv1.ConditionTrue {
-			return fmt.Errorf("CSO's %s=%s (%s: %s)", c.Type, c.Status, c.Reason, c.Message)
-		}
-		return nil
-	})
-}
-
-// waitForHostedCSOOperatorPod waits for a Ready pod of CSO's operator Deployment in the HCP namespace
-// running image, other than except.
-func waitForHostedCSOOperatorPod(t *testing.T, hw *framework.HostedWorld, image, except string) *corev1.Pod {
-	t.Helper()
-	var found *corev1.Pod
-	framework.Eventually(t, csoSwapTimeout, "a Ready operator pod of "+image+" in "+hw.HCPNamespace, func(ctx context.Context) error {
-		pods, err := hw.Kube.CoreV1().Pods(hw.HCPNamespace).List(ctx, metav1.ListOptions{LabelSelector: "name=" + framework.CSOManilaDeployment})
-		if err != nil {
-			return err
-		}
-		var seen []string
-		for i, p := range pods.Items {
-			seen = append(seen, fmt.Sprintf("%s (%s, %s)", p.Name, p.Spec.Containers[0].Image, p.Status.Phase))
-			if p.Name != except && p.DeletionTimestamp == nil && p.Spec.Containers[0].Image == image && podIsReady(&p) {
-				found = &pods.Items[i]
-				return nil
-			}
-		}
-		return fmt.Errorf("pods: %v", seen)
-	})
-	return found
-}
-
-// waitForOnlyHostedCSOOperatorPods waits until every pod of CSO's operator Deployment in the HCP
-// namespace runs image: the rollout is over.
-func waitForOnlyHostedCSOOperatorPods(t *testing.T, hw *framework.HostedWorld, image string) {
-	t.Helper()
-	framework.Eventually(t, csoSwapTimeout, "only operator pods of "+image+" in "+hw.HCPNamespace, func(ctx context.Context) error {
-		pods, err := hw.Kube.CoreV1().Pods(hw.HCPNamespace).List(ctx, metav1.ListOptions{LabelSelector: "name=" + framework.CSOManilaDeployment})
-		if err != nil {
-			return err
-		}
-		for _, p := range pods.Items {
-			if p.Spec.Containers[0].Image != image || p.DeletionTimestamp != nil {
-				return fmt.Errorf("pod %s (%s) is still there", p.Name, p.Spec.Containers[0].Image)
-			}
 		}
 		return nil
 	})

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/condition"
@@ -125,31 +126,44 @@ func podIsReady(p *corev1.Pod) bool {
 // than except, and returns its name.
 func waitForCSOOperatorPod(t *testing.T, image, except string) string {
 	t.Helper()
-	name := ""
-	framework.Eventually(t, csoSwapTimeout, "a Ready operator pod of "+image, func(ctx context.Context) error {
-		pods, err := world.Kube.CoreV1().Pods(names.OperatorNamespace).List(ctx, metav1.ListOptions{LabelSelector: "name=" + framework.CSOManilaDeployment})
+	return waitForOperatorPod(t, world.Kube, names.OperatorNamespace, image, except).Name
+}
+
+// waitForOperatorPod waits for a Ready pod of CSO's operator Deployment in ns (the HCP namespace
+// hosted) running image, other than except.
+func waitForOperatorPod(t *testing.T, kube kubernetes.Interface, ns, image, except string) *corev1.Pod {
+	t.Helper()
+	var found *corev1.Pod
+	framework.Eventually(t, csoSwapTimeout, "a Ready operator pod of "+image+" in "+ns, func(ctx context.Context) error {
+		pods, err := kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "name=" + framework.CSOManilaDeployment})
 		if err != nil {
 			return err
 		}
 		var seen []string
-		for _, p := range pods.Items {
+		for i, p := range pods.Items {
 			seen = append(seen, fmt.Sprintf("%s (%s, %s)", p.Name, p.Spec.Containers[0].Image, p.Status.Phase))
 			if p.Name != except && p.DeletionTimestamp == nil && p.Spec.Containers[0].Image == image && podIsReady(&p) {
-				name = p.Name
+				found = &pods.Items[i]
 				return nil
 			}
 		}
 		return fmt.Errorf("pods: %v", seen)
 	})
-	return name
+	return found
 }
 
 // waitForOnlyCSOOperatorPods waits until every pod of CSO's operator Deployment runs image: the
 // rollout is over.
 func waitForOnlyCSOOperatorPods(t *testing.T, image string) {
 	t.Helper()
-	framework.Eventually(t, csoSwapTimeout, "only operator pods of "+image, func(ctx context.Context) error {
-		pods, err := world.Kube.CoreV1().Pods(names.OperatorNamespace).List(ctx, metav1.ListOptions{LabelSelector: "name=" + framework.CSOManilaDeployment})
+	waitForOnlyOperatorPods(t, world.Kube, names.OperatorNamespace, image)
+}
+
+// waitForOnlyOperatorPods is waitForOnlyCSOOperatorPods in ns (the HCP namespace hosted).
+func waitForOnlyOperatorPods(t *testing.T, kube kubernetes.Interface, ns, image string) {
+	t.Helper()
+	framework.Eventually(t, csoSwapTimeout, "only operator pods of "+image+" in "+ns, func(ctx context.Context) error {
+		pods, err := kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "name=" + framework.CSOManilaDeployment})
 		if err != nil {
 			return err
 		}

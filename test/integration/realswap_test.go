@@ -345,22 +345,7 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 	waitForPodLog(t, runner, predPod, "successfully acquired lease", 1)
 	clock.mark("the predecessor holds its lease")
 	waitForRealPredecessorLeads(t, cso, g, shape.manila, types)
-	framework.Eventually(t, csoSwapTimeout, "the predecessor's conditions only", func(ctx context.Context) error {
-		cr, err := world.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		var extra []string
-		for _, c := range cr.Status.Conditions {
-			if !g.Writes(c.Type) {
-				extra = append(extra, fmt.Sprintf("%s=%s", c.Type, c.Status))
-			}
-		}
-		if len(extra) > 0 {
-			return fmt.Errorf("conditions the predecessor does not write are left: %v", extra)
-		}
-		return nil
-	})
+	waitForOnlyPredecessorConditions(t, world.ControlPlane, g)
 	clock.mark("the predecessor leads again, nothing of ours left")
 	if shape.manila {
 		onePDBAndEviction(t, "after the rollback")
@@ -519,6 +504,40 @@ func waitsForKilledHolder(t *testing.T, killed *coordinationv1.Lease) {
 	}
 }
 
+// waitForOnlyPredecessorConditions waits until the ClusterCSIDriver of cp holds only conditions that
+// predecessor g writes: nothing of this operator's is left after a rollback.
+func waitForOnlyPredecessorConditions(t *testing.T, cp *framework.ControlPlane, g predecessor.Generation) {
+	t.Helper()
+	framework.Eventually(t, csoSwapTimeout, g.Name+"'s conditions only", func(ctx context.Context) error {
+		cr, err := cp.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		var extra []string
+		for _, c := range cr.Status.Conditions {
+			if !g.Writes(c.Type) {
+				extra = append(extra, fmt.Sprintf("%s=%s", c.Type, c.Status))
+			}
+		}
+		if len(extra) > 0 {
+			return fmt.Errorf("conditions %s does not write are left: %v", g.Name, extra)
+		}
+		return nil
+	})
+}
+
+// csoReadsManilaAvailable is nil when CSO's Storage CR reads the Manila driver Available.
+func csoReadsManilaAvailable(ctx context.Context, cso *framework.CSO) error {
+	c, err := cso.StorageCondition(ctx, framework.CSOManilaConditionPfx+"Available")
+	if err != nil {
+		return err
+	}
+	if c.Status != operatorv1.ConditionTrue {
+		return fmt.Errorf("CSO's %s=%s (%s: %s)", c.Type, c.Status, c.Reason, c.Message)
+	}
+	return nil
+}
+
 // readsTakeover is the index of the first of the Storage CR's versions, from index from on, in which
 // CSO reads the driver Available from its conditions (not from a Disabled): where CSO has read this
 // operator's takeover. len(versions) when none does.
@@ -632,12 +651,8 @@ func waitForRealPredecessorLeads(t *testing.T, cso *framework.CSO, g predecessor
 				return err
 			}
 		}
-		c, err := cso.StorageCondition(ctx, framework.CSOManilaConditionPfx+"Available")
-		if err != nil {
+		if err := csoReadsManilaAvailable(ctx, cso); err != nil {
 			return err
-		}
-		if c.Status != operatorv1.ConditionTrue {
-			return fmt.Errorf("CSO's %s=%s (%s: %s)", c.Type, c.Status, c.Reason, c.Message)
 		}
 		return nil
 	})
@@ -666,12 +681,8 @@ func waitForRealTakeover(t *testing.T, cso *framework.CSO, p framework.Predecess
 		if !csoview.Available(cr.Status.Conditions) {
 			return fmt.Errorf("the ClusterCSIDriver reads unavailable: %v", cr.Status.Conditions)
 		}
-		c, err := cso.StorageCondition(ctx, framework.CSOManilaConditionPfx+"Available")
-		if err != nil {
+		if err := csoReadsManilaAvailable(ctx, cso); err != nil {
 			return err
-		}
-		if c.Status != operatorv1.ConditionTrue {
-			return fmt.Errorf("CSO's %s=%s (%s: %s)", c.Type, c.Status, c.Reason, c.Message)
 		}
 		if d := v1helpers.FindOperatorCondition(cr.Status.Conditions, manila.ConditionDisabled); withManila && d != nil && d.Status == operatorv1.ConditionTrue {
 			return fmt.Errorf("the installed driver reads as disabled: %+v", d)
