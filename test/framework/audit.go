@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -17,6 +18,7 @@ type AuditEvent struct {
 		Username string              `json:"username"`
 		Extra    map[string][]string `json:"extra"`
 	} `json:"user"`
+	UserAgent      string          `json:"userAgent"`
 	ObjectRef      *AuditObjectRef `json:"objectRef"`
 	ResponseStatus *struct {
 		Code int `json:"code"`
@@ -40,6 +42,14 @@ func (e AuditEvent) Pod() string {
 	return ""
 }
 
+// Program is the client program that made the request: its user agent's first part, which client-go
+// makes of the executable's name (for two processes sharing one identity, as the operators sharing a
+// hosted guest's kubeconfig).
+func (e AuditEvent) Program() string {
+	program, _, _ := strings.Cut(e.UserAgent, "/")
+	return program
+}
+
 // Write is whether the request changed an object: a create, update, patch or delete that succeeded.
 func (e AuditEvent) Write() bool {
 	return e.Stage == "ResponseComplete" && e.ResponseStatus != nil && e.ResponseStatus.Code < 300 && e.ObjectRef != nil &&
@@ -54,7 +64,11 @@ func (e AuditEvent) String() string {
 			ref += "/" + e.ObjectRef.Subresource
 		}
 	}
-	return fmt.Sprintf("%s %s %s by pod %s", e.StageTimestamp.Format("15:04:05.000000"), e.Verb, ref, e.Pod())
+	by := "pod " + e.Pod()
+	if e.Pod() == "" {
+		by = e.Program()
+	}
+	return fmt.Sprintf("%s %s %s by %s", e.StageTimestamp.Format("15:04:05.000000"), e.Verb, ref, by)
 }
 
 // ReadAudit returns the audit log's events that completed at or after since, in the log's order.

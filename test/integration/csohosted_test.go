@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -38,8 +39,8 @@ const csoHostedNamespace = "clusters-manila-cso"
 // csi-operator's class in place and runs under CSO's hosted Deployment and Role (nothing in its log
 // says "forbidden"); a ReadWriteMany claim in the guest binds through the controller it rendered in the
 // HCP namespace and deleting it deletes the share; CSO's Storage CR never reads the installed driver as
-// disabled after the takeover; the two operators' writes in the HCP namespace never interleave (the
-// audit log); after the swap back csi-operator leads and no condition is left on the guest's
+// disabled after the takeover; the two operators' writes never interleave, in the HCP namespace nor in
+// the guest (the audit logs); after the swap back csi-operator leads and no condition is left on the guest's
 // ClusterCSIDriver that it does not write; nothing of the operand's nor a class is deleted in the guest.
 func TestRealCSOHostedImageSwap(t *testing.T) {
 	ctx := context.Background()
@@ -59,7 +60,8 @@ func TestRealCSOHostedImageSwap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	predExec, err := framework.InPodNamespace(bin, framework.RealPredecessorBinary(t, framework.Predecessor418), hw.HCPNamespace)
+	predBinary := framework.RealPredecessorBinary(t, framework.Predecessor418)
+	predExec, err := framework.InPodNamespace(bin, predBinary, hw.HCPNamespace)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,10 +188,17 @@ func TestRealCSOHostedImageSwap(t *testing.T) {
 		t.Errorf("deleted in the guest during the swaps: %v", got)
 	}
 	// In the HCP namespace each operator's pod-bound token names its pod; in the guest both use the
-	// guest identity of service-network-admin-kubeconfig, so the audit cannot tell them apart there.
+	// one identity of service-network-admin-kubeconfig, and each request's user agent names the
+	// program that sent it.
 	oneOperatorActingOn(t, runner, runStart, predImage, func(ref framework.AuditObjectRef) bool {
 		return ref.Namespace == hw.HCPNamespace && ref.Resource != "events" && ref.Resource != "leases"
 	})
+	programs := map[string]string{filepath.Base(predBinary): "the predecessor", filepath.Base(operatorBinary(t)): "this operator"}
+	// Both write there in a hosted swap with Manila (the node DaemonSet, the class): three turns.
+	if turns := oneSideAtATime(t, hw.Guest.AuditLogPath(), runStart, bothManage,
+		func(e framework.AuditEvent) string { return programs[e.Program()] }); len(turns) != 3 {
+		t.Errorf("the operators' writes in the guest came in %d turns, want 3 (csi-operator's, ours, csi-operator's)", len(turns))
+	}
 	if sc, err := hw.Guest.Kube.StorageV1().StorageClasses().Get(ctx, predClass, metav1.GetOptions{}); err != nil || sc.UID != classBefore.UID {
 		t.Errorf("csi-operator's class after the swaps: %v (UID %s, was %s)", err, ptrUID(sc), classBefore.UID)
 	}

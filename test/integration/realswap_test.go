@@ -551,24 +551,28 @@ func readsTakeover(versions []string, from int) int {
 }
 
 // oneOperatorActing checks from the audit log that the two operators never acted at once: every
-// write since runStart by an operator pod (its pod-bound token) to what both manage (the operand
-// namespace's objects, StorageClasses, the CSIDriver, VolumeSnapshotClasses; not the ClusterCSIDriver,
-// leases or events) is the predecessor's, then this operator's, then the predecessor's again, each in
-// one uninterrupted run.
+// write since runStart by an operator pod (its pod-bound token) to what both manage (bothManage) is
+// the predecessor's, then this operator's, then the predecessor's again, each in one uninterrupted run.
 func oneOperatorActing(t *testing.T, runner *framework.PodRunner, runStart time.Time, predImage string) {
 	t.Helper()
-	oneOperatorActingOn(t, runner, runStart, predImage, func(ref framework.AuditObjectRef) bool {
-		switch {
-		case ref.Namespace == names.OperandNamespace:
-			return ref.Resource != "events"
-		case ref.Namespace == "":
-			return slices.Contains([]string{"storageclasses", "csidrivers", "volumesnapshotclasses"}, ref.Resource)
-		}
-		return false
-	})
+	oneOperatorActingOn(t, runner, runStart, predImage, bothManage)
 }
 
-// oneOperatorActingOn is oneOperatorActing over the objects shared says both operators manage.
+// bothManage is whether ref is an object that either operator writes while it leads: the operand
+// namespace's objects, StorageClasses, the CSIDriver, VolumeSnapshotClasses; not the ClusterCSIDriver,
+// leases or events.
+func bothManage(ref framework.AuditObjectRef) bool {
+	switch {
+	case ref.Namespace == names.OperandNamespace:
+		return ref.Resource != "events"
+	case ref.Namespace == "":
+		return slices.Contains([]string{"storageclasses", "csidrivers", "volumesnapshotclasses"}, ref.Resource)
+	}
+	return false
+}
+
+// oneOperatorActingOn is oneOperatorActing over the objects shared says both operators manage, in
+// the management cluster's audit log, each write's side told by the pod its bound token names.
 func oneOperatorActingOn(t *testing.T, runner *framework.PodRunner, runStart time.Time, predImage string, shared func(framework.AuditObjectRef) bool) {
 	t.Helper()
 	side := map[string]string{}
@@ -580,7 +584,16 @@ func oneOperatorActingOn(t *testing.T, runner *framework.PodRunner, runStart tim
 			side[r.Name] = "this operator"
 		}
 	}
-	events, err := framework.ReadAudit(world.AuditLogPath(), runStart)
+	oneSideAtATime(t, world.AuditLogPath(), runStart, shared, func(e framework.AuditEvent) string { return side[e.Pod()] })
+}
+
+// oneSideAtATime checks the audit log at path from runStart: the writes to what shared selects, each
+// of the side sideOf names ("" for neither operator), come in at most three turns, the predecessor's,
+// this operator's and the predecessor's again (fewer where a side wrote nothing in the run: no
+// Manila, no operand). It returns the turns.
+func oneSideAtATime(t *testing.T, path string, runStart time.Time, shared func(framework.AuditObjectRef) bool, sideOf func(framework.AuditEvent) string) []framework.Turn {
+	t.Helper()
+	events, err := framework.ReadAudit(path, runStart)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -588,19 +601,18 @@ func oneOperatorActingOn(t *testing.T, runner *framework.PodRunner, runStart tim
 		if !e.Write() || !shared(*e.ObjectRef) {
 			return ""
 		}
-		return side[e.Pod()]
+		return sideOf(e)
 	})
 	var lines []string
 	for _, turn := range turns {
 		lines = append(lines, turn.String())
 	}
-	// Turns alternate sides: at most the predecessor's, ours and the predecessor's again (fewer where a
-	// side wrote nothing in the run: no Manila, no operand).
 	if len(turns) > 3 || len(turns) == 3 && turns[0].Side != "the predecessor" {
 		t.Errorf("the operators' writes to what both manage interleave (want the predecessor's, then ours, then the predecessor's):\n%s", strings.Join(lines, "\n"))
-		return
+		return turns
 	}
 	t.Logf("writes to what both operators manage, by turn:\n%s", strings.Join(lines, "\n"))
+	return turns
 }
 
 func predecessorGeneration(p framework.Predecessor) predecessor.Generation {
