@@ -415,6 +415,7 @@ func TestPlanCephFS(t *testing.T) {
 		after      []manilatypes.ShareType
 		cephFS     bool
 		claims     map[string]string
+		unknown    bool // the claims still being listed
 		absent     map[string]int
 		pruneAfter int
 		want       map[string]ActionKind
@@ -435,6 +436,9 @@ func TestPlanCephFS(t *testing.T) {
 			claims:   map[string]string{"manila-cephfs-ceph": "apps/data", "csi-manila-gold": "apps/web"},
 			want:     map[string]ActionKind{"manila-cephfs-gold": Delete, "manila-cephfs-old": Delete},
 			retained: []Retained{{Class: "manila-cephfs-ceph", Claim: "apps/data"}}},
+		{name: "off, the claims still being listed: CephFS classes left as they are, a new type's class made",
+			after: append(slices.Clone(before), protocolType("4", "silver", "NFS")), unknown: true,
+			want: map[string]ActionKind{"csi-manila-silver": Create}},
 		{name: "off, a type gone: its class retired, not stale", after: before[:2],
 			claims:   map[string]string{"manila-cephfs-old": "apps/old"},
 			want:     map[string]ActionKind{"manila-cephfs-gold": Delete, "manila-cephfs-ceph": Delete},
@@ -463,7 +467,7 @@ func TestPlanCephFS(t *testing.T) {
 				listed[st.ID] = true
 			}
 			r := Plan(Input{State: state, Wanted: wanted, Existing: existing, Listed: listed, Absent: tt.absent, PruneAfter: tt.pruneAfter,
-				Now: now, CephFS: tt.cephFS, Claims: tt.claims})
+				Now: now, CephFS: tt.cephFS, Claims: tt.claims, ClaimsUnknown: tt.unknown})
 			got := map[string]ActionKind{}
 			for _, a := range r.Actions {
 				got[a.Class.Name] = a.Kind

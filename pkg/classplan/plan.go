@@ -63,6 +63,9 @@ type Input struct {
 	// Claims maps a class name to a PersistentVolumeClaim ("namespace/name") whose
 	// spec.storageClassName names it; only the operator's CephFS classes are looked up.
 	Claims map[string]string
+	// ClaimsUnknown is whether the claims are still being listed: a CephFS class being retired is then
+	// left as it is, neither deleted nor reported retained, while every other class is planned as ever.
+	ClaimsUnknown bool
 }
 
 // Result is the plan: actions, foreign classes in the way, and owned classes whose share type is gone.
@@ -96,7 +99,8 @@ func Retiring(sc *storagev1.StorageClass, cephFS bool) bool {
 // missing classes, Removed deletes the classes the operator created, releases the ones it adopted and
 // creates none. A class without the owner label is never touched unless it is adopted. While
 // cephfs.enabled is false, Managed deletes each CephFS class of the operator that no claim names and
-// keeps (Retained) the ones claims name; Unmanaged deletes none of them.
+// keeps (Retained) the ones claims name (neither while the claims are being listed); Unmanaged
+// deletes none of them.
 func Plan(in Input) Result {
 	var r Result
 	if in.State == operatorv1.RemovedStorageClass {
@@ -146,6 +150,7 @@ func Plan(in Input) Result {
 			continue
 		}
 		switch claim := in.Claims[name]; {
+		case in.ClaimsUnknown:
 		case claim != "":
 			r.Retained = append(r.Retained, Retained{Class: name, Claim: claim})
 		case managed:

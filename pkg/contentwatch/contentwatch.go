@@ -1,10 +1,12 @@
 // Package contentwatch caches the cluster's VolumeSnapshotContents only while a controller needs
 // them: the operator reads them only while it retires the CephFS instance (a snapshot of its driver
-// can be deleted only through it, so it stays while one exists), which most clusters never do.
+// can be deleted only through it, so it stays while one still needs its csi-snapshotter), which most
+// clusters never do.
 package contentwatch
 
 import (
 	"context"
+	"slices"
 	"sort"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,8 +39,31 @@ func DriverOf(obj any) string {
 	return driver
 }
 
-// Slim is the informer's transform: of a VolumeSnapshotContent it keeps its identity and spec.driver,
-// all that is read; its status and source handles are the rest, once per snapshot of the cluster.
+// SnapshotterFinalizer is the finalizer the snapshot controller puts on every bound content and only
+// the driver's csi-snapshotter lifts, once it has deleted the snapshot (deletionPolicy Delete) or at
+// once (Retain), as the content is deleted.
+const SnapshotterFinalizer = "snapshot.storage.kubernetes.io/volumesnapshotcontent-bound-protection"
+
+// NeedsSnapshotter says whether a content (or a deleted one's tombstone) still needs its driver's
+// csi-snapshotter: it carries SnapshotterFinalizer, or its deletionPolicy is not Retain (Delete: its
+// snapshot is deleted through it, whenever the content goes). A Retain content without the
+// finalizer (left behind by a VolumeSnapshot deleted with Retain, or pre-provisioned and unbound)
+// needs nothing of it: deleting it deletes nothing in Manila.
+func NeedsSnapshotter(obj any) bool {
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return false
+	}
+	policy, _, _ := unstructured.NestedString(u.Object, "spec", "deletionPolicy")
+	return policy != "Retain" || slices.Contains(u.GetFinalizers(), SnapshotterFinalizer)
+}
+
+// Slim is the informer's transform: of a VolumeSnapshotContent it keeps its identity, spec.driver,
+// spec.deletionPolicy and SnapshotterFinalizer if it carries it, all that is read; its status and
+// source handles are the rest, once per snapshot of the cluster.
 func Slim(obj any) (any, error) {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
@@ -48,17 +73,25 @@ func Slim(obj any) (any, error) {
 	slim.SetName(u.GetName())
 	slim.SetUID(u.GetUID())
 	slim.SetResourceVersion(u.GetResourceVersion())
+	if slices.Contains(u.GetFinalizers(), SnapshotterFinalizer) {
+		slim.SetFinalizers([]string{SnapshotterFinalizer})
+	}
+	// Neither can fail: spec is new, and the values are strings.
 	if driver := DriverOf(u); driver != "" {
-		_ = unstructured.SetNestedField(slim.Object, driver, "spec", "driver") // cannot fail: spec is new
+		_ = unstructured.SetNestedField(slim.Object, driver, "spec", "driver")
+	}
+	if policy, _, _ := unstructured.NestedString(u.Object, "spec", "deletionPolicy"); policy != "" {
+		_ = unstructured.SetNestedField(slim.Object, policy, "spec", "deletionPolicy")
 	}
 	return slim, nil
 }
 
-// NamesOf returns the names of the contents in store whose spec.driver is driver, sorted.
+// NamesOf returns the names of the contents in store whose spec.driver is driver and that still need
+// its csi-snapshotter (NeedsSnapshotter), sorted.
 func NamesOf(store cache.Store, driver string) []string {
 	var out []string
 	for _, obj := range store.List() {
-		if DriverOf(obj) == driver {
+		if DriverOf(obj) == driver && NeedsSnapshotter(obj) {
 			if u, ok := obj.(*unstructured.Unstructured); ok {
 				out = append(out, u.GetName())
 			}
@@ -72,8 +105,9 @@ func NamesOf(store cache.Store, driver string) []string {
 // Release: the first Of starts an informer (contents kept slim) and answers "not yet" until its first
 // list is in; Release stops it and lets its cache go.
 //
-// changed runs once the first list is in, and on each content of driver created or deleted, so that
-// the caller's sync runs again. A content's spec.driver never changes, so updates do not call it.
+// changed runs once the first list is in, and on each content of driver that comes to need its
+// csi-snapshotter or stops needing it (created, deleted, its finalizer lifted, its deletionPolicy
+// changed), so that the caller's sync runs again.
 type Watch struct {
 	driver string
 	on     *ondemand.Informer
@@ -87,7 +121,7 @@ func New(client dynamic.Interface, driver string, changed func()) *Watch {
 		_ = informer.SetTransform(Slim) // cannot fail before Run
 		return informer
 	}
-	relevant := func(obj any) bool { return DriverOf(obj) == driver }
+	relevant := func(obj any) bool { return DriverOf(obj) == driver && NeedsSnapshotter(obj) }
 	return &Watch{driver: driver, on: ondemand.New(newInformer, relevant, changed)}
 }
 

@@ -30,6 +30,38 @@ func content(name, driver string) *unstructured.Unstructured {
 	return u
 }
 
+// retained is a content of driver whose deletionPolicy is Retain, with the snapshotter's finalizer
+// or without.
+func retained(name, driver string, finalizer bool) *unstructured.Unstructured {
+	u := content(name, driver)
+	u.Object["spec"].(map[string]any)["deletionPolicy"] = "Retain"
+	if finalizer {
+		u.SetFinalizers([]string{"other.example.com/keep", SnapshotterFinalizer})
+	}
+	return u
+}
+
+func TestNeedsSnapshotter(t *testing.T) {
+	noPolicy := content("a", ceph)
+	delete(noPolicy.Object["spec"].(map[string]any), "deletionPolicy")
+	for _, tc := range []struct {
+		name string
+		obj  any
+		want bool
+	}{
+		{"Delete: its snapshot is deleted through it", content("a", ceph), true},
+		{"Retain with the finalizer: only it lifts it", retained("a", ceph, true), true},
+		{"Retain without: nothing for it to do", retained("a", ceph, false), false},
+		{"no policy read: kept, as if Delete", noPolicy, true},
+		{"a tombstone's content", cache.DeletedFinalStateUnknown{Key: "a", Obj: retained("a", ceph, false)}, false},
+		{"not unstructured", &metav1.PartialObjectMetadata{}, false},
+	} {
+		if got := NeedsSnapshotter(tc.obj); got != tc.want {
+			t.Errorf("%s: %t, want %t", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestDriverOf(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -52,12 +84,22 @@ func TestSlim(t *testing.T) {
 	in.SetUID("u")
 	in.SetResourceVersion("7")
 	in.SetAnnotations(map[string]string{"big": "yes"})
+	in.SetFinalizers([]string{"other.example.com/keep"})
 	got, err := Slim(in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]any{"apiVersion": "snapshot.storage.k8s.io/v1", "kind": "VolumeSnapshotContent",
-		"metadata": map[string]any{"name": "a", "uid": "u", "resourceVersion": "7"}, "spec": map[string]any{"driver": ceph}}
+		"metadata": map[string]any{"name": "a", "uid": "u", "resourceVersion": "7"}, "spec": map[string]any{"driver": ceph, "deletionPolicy": "Delete"}}
+	if !reflect.DeepEqual(got.(*unstructured.Unstructured).Object, want) {
+		t.Errorf("Slim = %v, want %v", got, want)
+	}
+	got, err = Slim(retained("b", ceph, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = map[string]any{"apiVersion": "snapshot.storage.k8s.io/v1", "kind": "VolumeSnapshotContent",
+		"metadata": map[string]any{"name": "b", "finalizers": []any{SnapshotterFinalizer}}, "spec": map[string]any{"driver": ceph, "deletionPolicy": "Retain"}}
 	if !reflect.DeepEqual(got.(*unstructured.Unstructured).Object, want) {
 		t.Errorf("Slim = %v, want %v", got, want)
 	}
@@ -65,12 +107,13 @@ func TestSlim(t *testing.T) {
 
 func TestNamesOf(t *testing.T) {
 	store := cache.NewStore(cache.MetaNamespaceKeyFunc)
-	for _, c := range []*unstructured.Unstructured{content("z", ceph), content("a", ceph), content("n", nfs)} {
+	for _, c := range []*unstructured.Unstructured{content("z", ceph), content("a", ceph), content("n", nfs),
+		retained("kept", ceph, true), retained("left-behind", ceph, false)} {
 		if err := store.Add(c); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for driver, want := range map[string][]string{ceph: {"a", "z"}, nfs: {"n"}, "other": nil} {
+	for driver, want := range map[string][]string{ceph: {"a", "kept", "z"}, nfs: {"n"}, "other": nil} {
 		if got := NamesOf(store, driver); !slices.Equal(got, want) {
 			t.Errorf("%s: %v, want %v", driver, got, want)
 		}
@@ -78,8 +121,8 @@ func TestNamesOf(t *testing.T) {
 }
 
 // The watch lists nothing until asked, answers "not yet" until its first list is in and then calls
-// back, calls back on contents of its driver created or deleted only, keeps contents slim, and lists
-// again after Release.
+// back, calls back on contents of its driver created or deleted only, or no longer needing its
+// snapshotter, keeps contents slim, and lists again after Release.
 func TestWatch(t *testing.T) {
 	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
 		map[schema.GroupVersionResource]string{Resource: "VolumeSnapshotContentList"}, content("snap-ceph", ceph), content("snap-nfs", nfs))
@@ -121,6 +164,18 @@ func TestWatch(t *testing.T) {
 	if got := calls.Load() - before; got != 1 {
 		t.Errorf("%d callbacks for an NFS content created and a CephFS content deleted, want 1", got)
 	}
+
+	// A Retain content's finalizer lifted (its VolumeSnapshot deleted): it needs the snapshotter no
+	// more, and the update calls back.
+	if _, err := client.Resource(Resource).Create(ctx, retained("bound", ceph, true), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("a bound Retain content", func() bool { got, _ := w.Of(ctx); return slices.Equal(got, []string{"bound"}) })
+	before = calls.Load()
+	if _, err := client.Resource(Resource).Update(ctx, retained("bound", ceph, false), metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("the finalizer lifted", func() bool { got, _ := w.Of(ctx); return len(got) == 0 && calls.Load() > before })
 
 	old := w.on.Current()
 	w.Release()

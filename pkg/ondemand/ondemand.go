@@ -11,8 +11,9 @@ import (
 )
 
 // Informer holds at most one running informer. changed runs once its first list is in and on each
-// relevant object created or deleted, so that the caller's sync runs again; updates do not call it
-// (the callers read what an update cannot change), and there is no resync for the same reason.
+// relevant object created or deleted, so that the caller's sync runs again; an update calls it only
+// where it makes an object relevant or no longer (an add or a delete to the filter), since the callers
+// read only what decides relevance; there is no resync for the same reason.
 type Informer struct {
 	newInformer func() cache.SharedIndexInformer
 	relevant    func(obj any) bool

@@ -116,7 +116,8 @@ type Deps struct {
 //
 // Policy: cephfs.enabled (last valid operator config) runs the instance. Turned off, it keeps running
 // while any PersistentVolume of its driver exists (pods must still unmount, shares be deleted), then
-// while any VolumeSnapshotContent of its driver exists (only its csi-snapshotter can delete them),
+// while any VolumeSnapshotContent of its driver needs its csi-snapshotter (deletionPolicy Delete, or
+// the snapshotter's finalizer on it: only it lifts that; a Retain content without it keeps nothing),
 // named by CephFSControllerRetained; then it stops and its objects are deleted (Decide). It does
 // nothing while the ClusterCSIDriver is not Managed: a running instance's library-go controllers
 // honour that themselves.

@@ -25,8 +25,9 @@ type Inputs struct {
 	// Left: something of the instance is still there (its controllers run, or one of its objects
 	// exists). Nothing left needs no snapshot read before it counts as removed.
 	Left bool
-	// Contents are the names of the VolumeSnapshotContents of the driver, read only where
-	// NeedsContents says so; ContentsKnown is false while they are being listed.
+	// Contents are the names of the VolumeSnapshotContents of the driver that still need its
+	// csi-snapshotter (contentwatch.NeedsSnapshotter), read only where NeedsContents says so;
+	// ContentsKnown is false while they are being listed.
 	Contents      []string
 	ContentsKnown bool
 }
@@ -54,7 +55,7 @@ func NeedsContents(in Inputs) bool {
 
 // Decide returns the plan. Turned off, the instance keeps running while volumes of its driver exist,
 // so that their pods can still be unmounted and their shares deleted through it; then while
-// VolumeSnapshotContents of its driver exist, since only its csi-snapshotter deletes their Manila
+// VolumeSnapshotContents of its driver need it, since only its csi-snapshotter deletes their Manila
 // snapshots and lifts their finalizers: without it they could never be deleted.
 func Decide(in Inputs) Plan {
 	using := cephFSVolumes(in.PVs)

@@ -266,15 +266,20 @@ func TestSyncCephFSOnThenOff(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// and a new share type's class is made meanwhile, what is retained still said.
+	w.c.listings.Publish(append(slices.Clone(cephFSTypes), shareType("4", "silver", "NFS")), true)
 	w.sync()
-	if got := w.classNames(); !slices.Equal(got, []string{"csi-manila-gold", "csi-manila-plain", "manila-cephfs-ceph"}) {
+	if got := w.classNames(); !slices.Equal(got, []string{"csi-manila-gold", "csi-manila-plain", "csi-manila-silver", "manila-cephfs-ceph"}) {
 		t.Fatalf("claims not yet known: classes %v", got)
+	}
+	if c := w.condition(ConditionCephFSRetained); c == nil || c.Status != operatorv1.ConditionTrue {
+		t.Errorf("claims not yet known: %s %+v, want it as last said", ConditionCephFSRetained, c)
 	}
 	w.claims.unknown = false
 
 	// The claims are gone: the class goes, and the condition with it.
 	w.sync()
-	if got := w.classNames(); !slices.Equal(got, []string{"csi-manila-gold", "csi-manila-plain"}) {
+	if got := w.classNames(); !slices.Equal(got, []string{"csi-manila-gold", "csi-manila-plain", "csi-manila-silver"}) {
 		t.Errorf("no claim left: classes %v", got)
 	}
 	if c := w.condition(ConditionCephFSRetained); c != nil {

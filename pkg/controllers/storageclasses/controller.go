@@ -89,7 +89,8 @@ func ConditionTypes() []string {
 // changes, the classes are recreated with the new list (parameters are immutable). While
 // cephfs.enabled is false its CephFS classes are retired: each one no claim names (spec.storageClassName)
 // is deleted, each one a claim names is kept, with a StorageClassRetained event and
-// StorageClassControllerCephFSRetained, until no claim names it.
+// StorageClassControllerCephFSRetained, until no claim names it; while the claims are still being
+// listed such a class is left as it is (and the condition as last written), the others planned as ever.
 type Controller struct {
 	operatorClient condition.OperatorClient
 	evaluator      *csistorageclasscontroller.StorageClassStateEvaluator
@@ -268,14 +269,16 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	for name := range adoption.Adopt {
 		adopt[name] = true
 	}
+	// While the claims are being listed the retiring classes wait (the watch runs this sync again once
+	// they are in); every other class is planned now.
 	claims, known, err := c.claimsNaming(ctx, existing, cephFS)
-	if err != nil || !known {
-		return err // claims being listed: the watch runs this sync again once they are
+	if err != nil {
+		return err
 	}
 	plan := classplan.Plan(classplan.Input{
 		State: state, Wanted: wanted, Existing: existing, Adopt: adopt, Listed: listed, Zones: zones,
 		Absent: c.absent, PruneAfter: cfg.StorageClasses.PruneAfter(), Now: c.clock.Now(),
-		CephFS: cephFS, Claims: claims,
+		CephFS: cephFS, Claims: claims, ClaimsUnknown: !known,
 	})
 	if state != operatorv1.RemovedStorageClass {
 		access.open = openClasses(wanted, plan.Conflicts)
@@ -297,7 +300,11 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		syncCtx.Queue().AddAfter(factory.DefaultQueueKey, writeSettleTimeout+time.Second)
 	}
 	updates := append(conditions(skipped, plan, adoption.Refused), accessConditions(access)...)
-	updates = append(updates, notAdoptedCond, retainedCondition(plan.Retained))
+	updates = append(updates, notAdoptedCond)
+	if known {
+		// Unknown, what is retained stays as last said.
+		updates = append(updates, retainedCondition(plan.Retained))
+	}
 	if _, err := condition.Update(ctx, c.operatorClient, updates...); err != nil {
 		return errors.Join(applyErr, err)
 	}
