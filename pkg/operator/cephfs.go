@@ -51,7 +51,8 @@ var CephFSMetricsCertSecret = assets.ServingCertSecret(assets.CephFSMetricsServi
 // CephFSWorkloadHooks are the hooks of the CephFS instance's workloads (standalone), for start and
 // render alike: instanceHooks' shared ones for their own extraMounts targets and metrics certificate,
 // the ceph-csi image from the operator config on the controller and on ceph-csi's DaemonSet, and the
-// driver secret's hash and the topology on the Manila CephFS node plugin.
+// driver secret's hash and the topology on the Manila CephFS node plugin; ceph-csi's node plugin speaks
+// only Ceph's protocols.
 func CephFSWorkloadHooks(in WorkloadInputs, image hooks.CephCSIImage) InstanceHooks {
 	return instanceHooks(in, InstanceSpec{
 		ControllerAsset: assets.CephFSControllerDeployment, ControllerTarget: extramounts.CephFSControllerTarget,

@@ -60,9 +60,11 @@ func mountsValidator(render resourceapply.AssetFunc) (func(*operatorconfig.Confi
 			return nil, fmt.Errorf("asset %s: %w", asset, err)
 		}
 		spec := obj.Spec.Template.Spec
-		containers := strings.Split(obj.Metadata.Annotations[caBundleContainersAnnotation], ",")
-		if err := v1helpers.InjectTrustedCAIntoContainers(&spec, hooks.TrustedCAConfigMap, containers); err != nil {
-			return nil, err
+		if !storageProtocolsOnly[target] {
+			containers := strings.Split(obj.Metadata.Annotations[caBundleContainersAnnotation], ",")
+			if err := v1helpers.InjectTrustedCAIntoContainers(&spec, hooks.TrustedCAConfigMap, containers); err != nil {
+				return nil, err
+			}
 		}
 		specs[target] = spec
 	}

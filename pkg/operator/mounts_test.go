@@ -27,8 +27,14 @@ extraMounts:
   volumes: [{name: my-ca, configMap: {name: my-ca}}]
   mounts: [{name: my-ca, mountPath: /etc/pki/ca-trust/extracted/pem}]
 `},
-		{name: "library-go's CA volume name", wantErr: `volume "non-standard-root-system-trust-ca-bundle" in csi-nodeplugin-nfsplugin already exists`,
+		{name: "library-go's CA volume name", wantErr: `volume "non-standard-root-system-trust-ca-bundle" in openstack-manila-csi-nodeplugin already exists`,
 			config: `
+nodePlugin:
+  extraMounts:
+  - volumes: [{name: non-standard-root-system-trust-ca-bundle, emptyDir: {}}]
+    mounts: [{name: non-standard-root-system-trust-ca-bundle, mountPath: /x}]
+`},
+		{name: "that volume name in the NFS node plugin, which speaks only NFS and gets no CA", config: `
 nfsNodePlugin:
   extraMounts:
   - volumes: [{name: non-standard-root-system-trust-ca-bundle, emptyDir: {}}]

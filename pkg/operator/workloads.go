@@ -76,6 +76,12 @@ type NodeSpec struct {
 	Informers []factory.Informer
 }
 
+// storageProtocolsOnly are the node plugins whose containers speak only NFS or Ceph's protocols, never
+// HTTP(S): the cluster's trusted CA bundle is not theirs (nor the proxy: their assets name no container
+// for it), so that a change of either never rolls pods whose restart can break the mounts they serve
+// (ceph-csi's ceph-fuse mounts live in its container).
+var storageProtocolsOnly = map[extramounts.PropagationType]bool{extramounts.NFSNodePlugin: true, extramounts.CephCSINodePlugin: true}
+
 // InstanceHooks are the hooks of one driver instance's workloads, in the order they run after
 // library-go's built-in ones, each with the informers whose events re-run them (beyond library-go's
 // one-minute resync).
@@ -105,7 +111,8 @@ func (h InstanceHooks) Node(asset string) NodeHooks {
 
 // NewWorkloadHooks returns the hooks of the Manila NFS instance: the controller Deployment (hosted in
 // the hosted control plane) and the Manila and NFS node DaemonSets; on top of instanceHooks' shared ones,
-// the node plugin's driver secret and runtime config hashes and its topology.
+// the node plugin's driver secret and runtime config hashes and its topology; csi-driver-nfs speaks
+// only NFS.
 func NewWorkloadHooks(in WorkloadInputs) InstanceHooks {
 	return instanceHooks(in, InstanceSpec{
 		ControllerAsset: assets.ControllerDeployment, ControllerTarget: extramounts.ControllerTarget, MetricsCertSecret: MetricsCertSecret,
@@ -127,8 +134,9 @@ func NewWorkloadHooks(in WorkloadInputs) InstanceHooks {
 
 // instanceHooks returns the hooks of a driver instance's workloads, for start and render alike. Every
 // workload gets the checked values of the cluster first (they refuse the workload before anything from
-// the cluster is applied), then the observed proxy, the trusted CA, the instance's own hooks, its
-// extraMounts, and the refusal of unfilled placeholders last. The controller also gets the hashes of
+// the cluster is applied), then the observed proxy and the trusted CA (neither on a DaemonSet of
+// storageProtocolsOnly), the instance's own hooks and its extraMounts (a DaemonSet's extraMounts
+// first), and the refusal of unfilled placeholders last. The controller also gets the hashes of
 // its metrics certificate and of the driver secret, its replicas (standalone) and the topology
 // (--with-topology in topology.mode Zonal); hosted, it is placed in the hosted control plane.
 func instanceHooks(in WorkloadInputs, spec InstanceSpec) InstanceHooks {
@@ -191,12 +199,16 @@ func instanceHooks(in WorkloadInputs, spec InstanceSpec) InstanceHooks {
 	}
 	for _, node := range spec.Nodes {
 		mountHook, mountInformers := in.Mounts.DaemonSet(node.Target)
-		daemonSetHooks := slices.Concat([]csidrivernodeservicecontroller.DaemonSetHookFunc{
-			values.DaemonSet(),
+		cluster := []csidrivernodeservicecontroller.DaemonSetHookFunc{
 			csidrivernodeservicecontroller.WithObservedProxyDaemonSetHook(),
 			csidrivernodeservicecontroller.WithCABundleDaemonSetHook(names.OperandNamespace, hooks.TrustedCAConfigMap, in.OperandConfigMaps),
-			mountHook,
-		}, node.Hooks, []csidrivernodeservicecontroller.DaemonSetHookFunc{hooks.DaemonSetNoPlaceholders})
+		}
+		if storageProtocolsOnly[node.Target.Name] {
+			cluster = nil
+		}
+		daemonSetHooks := slices.Concat([]csidrivernodeservicecontroller.DaemonSetHookFunc{values.DaemonSet()}, cluster,
+			[]csidrivernodeservicecontroller.DaemonSetHookFunc{mountHook}, node.Hooks,
+			[]csidrivernodeservicecontroller.DaemonSetHookFunc{hooks.DaemonSetNoPlaceholders})
 		h.Nodes = append(h.Nodes, NodeHooks{Asset: node.Asset, Hooks: daemonSetHooks,
 			Informers: slices.Concat(workloadInformers, mountInformers, node.Informers)})
 	}
