@@ -40,7 +40,8 @@ const csoHostedNamespace = "clusters-manila-cso"
 // says "forbidden"); a ReadWriteMany claim in the guest binds through the controller it rendered in the
 // HCP namespace and deleting it deletes the share; CSO's Storage CR never reads the installed driver as
 // disabled after the takeover; the two operators' writes never interleave, in the HCP namespace nor in
-// the guest (the audit logs); after the swap back csi-operator leads and no condition is left on the guest's
+// the guest (the audit logs); one PodDisruptionBudget selects the controller's pods after each swap;
+// after the swap back csi-operator leads and no condition is left on the guest's
 // ClusterCSIDriver that it does not write; nothing of the operand's nor a class is deleted in the guest.
 func TestRealCSOHostedImageSwap(t *testing.T) {
 	ctx := context.Background()
@@ -146,6 +147,7 @@ func TestRealCSOHostedImageSwap(t *testing.T) {
 	deleteClaimAndWaitForShareGone(t, guest, claim.Namespace, claim.Name, share.ID)
 	noSecretInLogs(t, guest, prov)
 	clock.mark("a guest claim bound and deleted through this operator's controller")
+	oneHostedPDB(t, hw, "after the takeover")
 
 	// The rollback: hosted CSO with csi-operator's image again.
 	cso.SetOperatorImage(t, predImage)
@@ -158,6 +160,7 @@ func TestRealCSOHostedImageSwap(t *testing.T) {
 	waitForHostedPredecessorLeads(t, hw, cso, g)
 	waitForOnlyPredecessorConditions(t, hw.Guest, g)
 	clock.mark("csi-operator leads again, nothing of ours left")
+	oneHostedPDB(t, hw, "after the rollback")
 
 	// This operator's part ends with its process. csi-operator then rolls its controller Deployment of
 	// one replica without a surge, and may report it deploying (its own defect, as on every rollout of
@@ -202,6 +205,24 @@ func TestRealCSOHostedImageSwap(t *testing.T) {
 	if sc, err := hw.Guest.Kube.StorageV1().StorageClasses().Get(ctx, predClass, metav1.GetOptions{}); err != nil || sc.UID != classBefore.UID {
 		t.Errorf("csi-operator's class after the swaps: %v (UID %s, was %s)", err, ptrUID(sc), classBefore.UID)
 	}
+}
+
+// oneHostedPDB checks that exactly one PodDisruptionBudget of the HCP namespace selects the controller's
+// pods (two would refuse every eviction, a management node's drain stuck). Nothing is evicted: the
+// hosted controller has one replica (SingleReplica), so an eviction leaves no controller until the
+// next pod is up, as a drain does to any one-replica control-plane component.
+func oneHostedPDB(t *testing.T, hw *framework.HostedWorld, when string) {
+	t.Helper()
+	framework.Eventually(t, csoSwapTimeout, "one PodDisruptionBudget of the controller "+when, func(ctx context.Context) error {
+		selecting, err := budgetsSelecting(ctx, hw.Kube, hw.HCPNamespace, framework.PredecessorControllerLabels)
+		if err != nil {
+			return err
+		}
+		if len(selecting) != 1 {
+			return fmt.Errorf("%d PodDisruptionBudgets select the controller's pods: %v", len(selecting), budgetNames(selecting))
+		}
+		return nil
+	})
 }
 
 // ptrUID is sc's UID, or none.

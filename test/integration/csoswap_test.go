@@ -72,23 +72,12 @@ func onePDBAndEviction(t *testing.T, when string) {
 		if !found {
 			return fmt.Errorf("no Ready controller pod among %d", len(pods.Items))
 		}
-		pdbs, err := world.Kube.PolicyV1().PodDisruptionBudgets(names.OperandNamespace).List(ctx, metav1.ListOptions{})
+		selecting, err := budgetsSelecting(ctx, world.Kube, names.OperandNamespace, pod.Labels)
 		if err != nil {
 			return err
 		}
-		var selecting []policyv1.PodDisruptionBudget
-		for _, b := range pdbs.Items {
-			sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector)
-			if err == nil && !sel.Empty() && sel.Matches(labels.Set(pod.Labels)) {
-				selecting = append(selecting, b)
-			}
-		}
 		if len(selecting) != 1 {
-			var names []string
-			for _, b := range selecting {
-				names = append(names, b.Name)
-			}
-			t.Fatalf("%s: %d PodDisruptionBudgets select the controller's pods: %v", when, len(selecting), names)
+			t.Fatalf("%s: %d PodDisruptionBudgets select the controller's pods: %v", when, len(selecting), budgetNames(selecting))
 		}
 		b := selecting[0]
 		if b.Status.ObservedGeneration < b.Generation || b.Status.DisruptionsAllowed < 1 {
@@ -111,6 +100,30 @@ func onePDBAndEviction(t *testing.T, when string) {
 	default:
 		t.Logf("%s: controller pod %s evicted", when, pod.Name)
 	}
+}
+
+// budgetsSelecting are the PodDisruptionBudgets of namespace that select pods of podLabels.
+func budgetsSelecting(ctx context.Context, kube kubernetes.Interface, namespace string, podLabels map[string]string) ([]policyv1.PodDisruptionBudget, error) {
+	pdbs, err := kube.PolicyV1().PodDisruptionBudgets(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var selecting []policyv1.PodDisruptionBudget
+	for _, b := range pdbs.Items {
+		sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector)
+		if err == nil && !sel.Empty() && sel.Matches(labels.Set(podLabels)) {
+			selecting = append(selecting, b)
+		}
+	}
+	return selecting, nil
+}
+
+func budgetNames(budgets []policyv1.PodDisruptionBudget) []string {
+	var out []string
+	for _, b := range budgets {
+		out = append(out, b.Name)
+	}
+	return out
 }
 
 func podIsReady(p *corev1.Pod) bool {
