@@ -4,7 +4,7 @@
 #   make bench       benchmark against the real test world; prints a table
 #   make demo        the operator's main job on a local control plane + Keystone/Manila (DEMO_ONESHOT=1 exits once converged);
 #                    installs/builds only what it uses first (make demo-deps)
-#   make test        unit + integration tests; installs/builds what they need first (make test-deps)
+#   make test        unit tests and fuzzing beside the dependency steps (make test-deps), then the integration tests
 #   make test-unit   unit tests only (no control plane, no OpenStack)
 #   make test-deps   apt packages (Keystone, Manila, Ceph), the Kubernetes-side binaries, CRDs, ceph-csi, CSO and the
 #                    predecessors, in parallel streams, with a time table at the end; idempotent (make deps-STEP: one step)
@@ -48,7 +48,7 @@ LDFLAGS    := -s -w -X $(PKG)/pkg/version.Version=$(VERSION) -X $(PKG)/pkg/versi
 UNIT_TEST_FLAGS ?=
 TEST_FLAGS ?= $(UNIT_TEST_FLAGS) -p 2 -timeout 45m
 
-.PHONY: all build bench demo test soak-swap test-unit test-deps demo-deps deps-apt deps-ceph deps-k8s deps-crds deps-cso fuzz verify vendor clean
+.PHONY: all build bench demo test unit-and-fuzz soak-swap test-unit test-deps demo-deps deps-apt deps-ceph deps-k8s deps-crds deps-cso fuzz verify vendor clean
 
 # Fuzz targets as package:function; their seed corpora live in each package's testdata/fuzz.
 FUZZ_TARGETS := ./pkg/classplan:FuzzClassNames ./pkg/cloudcredentials:FuzzDriverSecret \
@@ -71,10 +71,20 @@ demo:
 bench: build test-deps
 	OPERATOR_BINARY=$(OPERATOR) $(TEST_ENV) $(GO) run ./hack/bench
 
-test: test-deps
-	$(GO) test $(TEST_FLAGS) $$($(GO) list ./... | grep -v /test/integration)
+# The unit tests and fuzzing need none of the dependency steps, so they run beside them (the cores the
+# streams leave idle, the whole deps check on a warm machine); the integration tests need all of them.
+test:
+	@$(MAKE) --no-print-directory -j2 test-deps unit-and-fuzz
 	$(TEST_ENV) GO=$(GO) bash hack/test-integration.sh
-	$(MAKE) --no-print-directory fuzz FUZZTIME=10000x
+
+# Unit tests, then each fuzz target for 10,000 executions. Beside the dependency streams their output
+# goes to _output/unit-and-fuzz.log, printed whole once they are done (or fail).
+unit-and-fuzz:
+	@mkdir -p $(OUTPUT); start=$$(date +%s); \
+		{ $(GO) test $(TEST_FLAGS) $$($(GO) list ./... | grep -v /test/integration) && \
+		  $(MAKE) --no-print-directory fuzz FUZZTIME=10000x; } >$(OUTPUT)/unit-and-fuzz.log 2>&1; rc=$$?; \
+		cat $(OUTPUT)/unit-and-fuzz.log; \
+		echo "== unit tests and fuzzing $$([ $$rc -eq 0 ] && echo ok || echo FAILED) in $$(( $$(date +%s) - start )) s"; exit $$rc
 
 N ?= 10
 soak-swap: test-deps

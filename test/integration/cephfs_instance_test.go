@@ -16,9 +16,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/manila-csi/manila-csi-driver-operator/assets"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/contentwatch"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/cephfs"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/configcheck"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/storageclasses"
@@ -254,33 +256,46 @@ func TestCephFSInstanceOnAndOff(t *testing.T) {
 	waitForCephCSIImage(t, goodCephCSI2)
 	world.WaitForCondition(t, cephfs.ConditionRetained, operatorv1.ConditionTrue)
 
-	// A snapshot content of the CephFS driver keeps it once its volume is gone: only the instance's
-	// csi-snapshotter can delete it.
-	content := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "snapshot.storage.k8s.io/v1", "kind": "VolumeSnapshotContent",
-		"metadata": map[string]any{"name": "cephfs-snapcontent-left"},
-		"spec": map[string]any{"driver": cephfs.DriverName, "deletionPolicy": "Retain",
-			"source":            map[string]any{"snapshotHandle": "4a1b2c3d-0000-4000-8000-000000000002"},
-			"volumeSnapshotRef": map[string]any{"name": "gone", "namespace": "cephfs-claims"}},
-	}}
-	if _, err := world.Dynamic.Resource(framework.VolumeSnapshotContentGVR).Create(ctx, content, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
+	// A snapshot content of the CephFS driver that carries the snapshot controller's finalizer keeps it
+	// once its volume is gone: only the instance's csi-snapshotter lifts that finalizer. A Retain content
+	// without it (pre-provisioned, unbound) needs nothing of the instance and keeps nothing.
+	contents := world.Dynamic.Resource(framework.VolumeSnapshotContentGVR)
+	newContent := func(name string, finalizers ...any) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "snapshot.storage.k8s.io/v1", "kind": "VolumeSnapshotContent",
+			"metadata": map[string]any{"name": name, "finalizers": finalizers},
+			"spec": map[string]any{"driver": cephfs.DriverName, "deletionPolicy": "Retain",
+				"source":            map[string]any{"snapshotHandle": "4a1b2c3d-0000-4000-8000-000000000002"},
+				"volumeSnapshotRef": map[string]any{"name": "gone", "namespace": "cephfs-claims"}},
+		}}
 	}
-	t.Cleanup(func() {
-		_ = world.Dynamic.Resource(framework.VolumeSnapshotContentGVR).Delete(context.Background(), content.GetName(), metav1.DeleteOptions{})
-	})
+	bound, unbound := newContent("cephfs-snapcontent-bound", contentwatch.SnapshotterFinalizer), newContent("cephfs-snapcontent-unbound")
+	for _, c := range []*unstructured.Unstructured{bound, unbound} {
+		if _, err := contents.Create(ctx, c, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			// Without the instance's csi-snapshotter nobody lifts the finalizer: lift it, then delete.
+			_, _ = contents.Patch(context.Background(), c.GetName(), types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+			_ = contents.Delete(context.Background(), c.GetName(), metav1.DeleteOptions{})
+		})
+	}
 	if err := world.Kube.CoreV1().PersistentVolumes().Delete(ctx, pv.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	framework.Eventually(t, framework.DefaultTimeout, "the instance kept by the snapshot content", func(ctx context.Context) error {
+	framework.Eventually(t, framework.DefaultTimeout, "the instance kept by the bound snapshot content", func(ctx context.Context) error {
 		c := world.Condition(t, cephfs.ConditionRetained)
-		if c == nil || c.Status != operatorv1.ConditionTrue || c.Reason != cephfs.ReasonSnapshotsInUse || !strings.Contains(c.Message, content.GetName()) {
+		if c == nil || c.Status != operatorv1.ConditionTrue || c.Reason != cephfs.ReasonSnapshotsInUse || !strings.Contains(c.Message, bound.GetName()) {
 			return fmt.Errorf("condition %+v", c)
 		}
 		return nil
 	})
+	if c := world.Condition(t, cephfs.ConditionRetained); !strings.HasPrefix(c.Message, "1 VolumeSnapshotContent(s)") {
+		t.Errorf("%s counts the Retain content without the finalizer: %q", cephfs.ConditionRetained, c.Message)
+	}
 	waitForCephCSIImage(t, goodCephCSI2)
-	if err := world.Dynamic.Resource(framework.VolumeSnapshotContentGVR).Delete(ctx, content.GetName(), metav1.DeleteOptions{}); err != nil {
+	// The finalizer lifted (as csi-snapshotter does when a Retain content is deleted): nothing keeps it.
+	if _, err := contents.Patch(ctx, bound.GetName(), types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	world.WaitForCondition(t, cephfs.ConditionRetained, operatorv1.ConditionFalse)

@@ -192,7 +192,18 @@ func waitForOnlyOperatorPods(t *testing.T, kube kubernetes.Interface, ns, image 
 // waitForPodLog waits until the pod's processes have logged substr at least n times.
 func waitForPodLog(t *testing.T, runner *framework.PodRunner, pod, substr string, n int) {
 	t.Helper()
-	framework.Eventually(t, csoSwapTimeout, fmt.Sprintf("pod %s logging %q %d times", pod, substr, n), func(context.Context) error {
+	waitForPodLogWithin(t, runner, pod, substr, n, csoSwapTimeout)
+}
+
+// leaseRunOutTimeout bounds a wait for a leader that must first wait out a killed holder's lease:
+// library-go's lease duration (137 s) from the candidate's first look at it, then the candidate's next
+// try, which client-go jitters up to 2.2 retry periods (26 s each), besides csoSwapTimeout for the rest.
+const leaseRunOutTimeout = csoSwapTimeout + 137*time.Second + 58*time.Second
+
+// waitForPodLogWithin is waitForPodLog with its own deadline.
+func waitForPodLogWithin(t *testing.T, runner *framework.PodRunner, pod, substr string, n int, timeout time.Duration) {
+	t.Helper()
+	framework.Eventually(t, timeout, fmt.Sprintf("pod %s logging %q %d times", pod, substr, n), func(context.Context) error {
 		if got := strings.Count(strings.ToLower(runner.Log(pod)), strings.ToLower(substr)); got < n {
 			return fmt.Errorf("%d times so far", got)
 		}

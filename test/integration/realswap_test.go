@@ -342,7 +342,11 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 	oursExited := lastExit(runner, framework.ImageOurOperator)
 	clock.mark("this operator's pod gone (its process exited at " + oursExited.Format("15:04:05.000") + ")")
 	undoAtRollback()
-	waitForPodLog(t, runner, predPod, "successfully acquired lease", 1)
+	leads := csoSwapTimeout
+	if shape.killedHolder {
+		leads = leaseRunOutTimeout // the killed holder's lease runs out first
+	}
+	waitForPodLogWithin(t, runner, predPod, "successfully acquired lease", 1, leads)
 	clock.mark("the predecessor holds its lease")
 	waitForRealPredecessorLeads(t, cso, g, shape.manila, types)
 	waitForOnlyPredecessorConditions(t, world.ControlPlane, g)
