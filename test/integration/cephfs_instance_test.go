@@ -290,7 +290,7 @@ func TestCephFSInstanceOnAndOff(t *testing.T) {
 		}
 		return nil
 	})
-	if c := world.Condition(t, cephfs.ConditionRetained); !strings.HasPrefix(c.Message, "1 VolumeSnapshotContent(s)") {
+	if c := world.Condition(t, cephfs.ConditionRetained); !strings.Contains(c.Message, "while 1 VolumeSnapshotContent(s)") {
 		t.Errorf("%s counts the Retain content without the finalizer: %q", cephfs.ConditionRetained, c.Message)
 	}
 	waitForCephCSIImage(t, goodCephCSI2)

@@ -72,7 +72,8 @@ func Decide(in Inputs) Plan {
 	case len(in.Contents) > 0:
 		contents := slices.Sorted(slices.Values(in.Contents))
 		return Plan{Run: true, Reason: ReasonSnapshotsInUse,
-			Retained: fmt.Sprintf("%d VolumeSnapshotContent(s) of %s, e.g. %s", len(contents), DriverName, contents[0])}
+			Retained: fmt.Sprintf("%d VolumeSnapshotContent(s) of %s that need its csi-snapshotter (deletionPolicy Delete, or its finalizer), e.g. %s",
+				len(contents), DriverName, contents[0])}
 	default:
 		return Plan{Remove: true}
 	}

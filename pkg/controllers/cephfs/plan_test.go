@@ -36,7 +36,7 @@ func TestDecide(t *testing.T) {
 			Plan{Run: true, Reason: ReasonVolumesInUse, Retained: "1 PersistentVolume(s) of cephfs.manila.csi.openstack.org, e.g. pv-a"}},
 		{"off, left, snapshots being listed: wait", Inputs{PVs: []*corev1.PersistentVolume{nfs}, Left: true}, true, Plan{Wait: true}},
 		{"off, left, CephFS snapshots", Inputs{Left: true, ContentsKnown: true, Contents: []string{"snapcontent-b", "snapcontent-a"}}, true,
-			Plan{Run: true, Reason: ReasonSnapshotsInUse, Retained: "2 VolumeSnapshotContent(s) of cephfs.manila.csi.openstack.org, e.g. snapcontent-a"}},
+			Plan{Run: true, Reason: ReasonSnapshotsInUse, Retained: "2 VolumeSnapshotContent(s) of cephfs.manila.csi.openstack.org that need its csi-snapshotter (deletionPolicy Delete, or its finalizer), e.g. snapcontent-a"}},
 		{"off, left, no CephFS snapshot", Inputs{PVs: []*corev1.PersistentVolume{nfs}, Left: true, ContentsKnown: true}, true, Plan{Remove: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
