@@ -29,19 +29,37 @@ const (
 // Watches: ConfigMaps in all namespaces labelled config.openshift.io/inject-trusted-cabundle=true
 // (the label selector is applied server-side, so other ConfigMaps are never seen).
 //
-// Writes: the data key ca-bundle.crt of each such ConfigMap, set to the bundle it was started with
-// whenever the ConfigMap appears or changes and the key differs from it; all other keys are kept.
+// Writes: the data key ca-bundle.crt of each such ConfigMap, set to the bundle (the one it was started
+// with, or the last Rotate's) whenever the ConfigMap appears or changes and the key differs from it, and
+// at Rotate; all other keys are kept.
 // Like the real injector it simply wins: if something keeps resetting the key, the two will fight.
 type TrustedCAInjector struct {
 	kube     kubernetes.Interface
-	bundle   string
+	bundle   atomic.Pointer[string]
 	injected atomic.Int64
+}
+
+// Rotate makes bundlePEM the bundle from now on and writes it into every labelled ConfigMap, as the
+// network operator does when the cluster's trusted CAs change.
+func (in *TrustedCAInjector) Rotate(ctx context.Context, bundlePEM []byte) error {
+	bundle := string(bundlePEM)
+	in.bundle.Store(&bundle)
+	cms, err := in.kube.CoreV1().ConfigMaps(metav1.NamespaceAll).List(ctx, metav1.ListOptions{LabelSelector: TrustedCABundleInjectLabel + "=true"})
+	if err != nil {
+		return err
+	}
+	for i := range cms.Items {
+		in.handle(ctx, &cms.Items[i])
+	}
+	return nil
 }
 
 // StartTrustedCAInjector starts the injector; it runs until ctx ends. It returns once its
 // ConfigMap cache has synced, so ConfigMaps that already exist are being handled by then.
 func StartTrustedCAInjector(ctx context.Context, kube kubernetes.Interface, bundlePEM []byte) (*TrustedCAInjector, error) {
-	in := &TrustedCAInjector{kube: kube, bundle: string(bundlePEM)}
+	in := &TrustedCAInjector{kube: kube}
+	bundle := string(bundlePEM)
+	in.bundle.Store(&bundle)
 	factory := informers.NewSharedInformerFactoryWithOptions(kube, 30*time.Second,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.LabelSelector = TrustedCABundleInjectLabel + "=true"
@@ -69,8 +87,9 @@ func StartTrustedCAInjector(ctx context.Context, kube kubernetes.Interface, bund
 func (in *TrustedCAInjector) Injected() int { return int(in.injected.Load()) }
 
 func (in *TrustedCAInjector) handle(ctx context.Context, obj interface{}) {
+	bundle := *in.bundle.Load()
 	cm, ok := obj.(*corev1.ConfigMap)
-	if !ok || cm.Data[TrustedCABundleKey] == in.bundle {
+	if !ok || cm.Data[TrustedCABundleKey] == bundle {
 		return
 	}
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
@@ -79,13 +98,13 @@ func (in *TrustedCAInjector) handle(ctx context.Context, obj interface{}) {
 			return err
 		}
 		// Re-check on the fresh copy: it may have been fixed or unlabelled meanwhile.
-		if cur.Labels[TrustedCABundleInjectLabel] != "true" || cur.Data[TrustedCABundleKey] == in.bundle {
+		if cur.Labels[TrustedCABundleInjectLabel] != "true" || cur.Data[TrustedCABundleKey] == bundle {
 			return nil
 		}
 		if cur.Data == nil {
 			cur.Data = map[string]string{}
 		}
-		cur.Data[TrustedCABundleKey] = in.bundle
+		cur.Data[TrustedCABundleKey] = bundle
 		if _, err := in.kube.CoreV1().ConfigMaps(cur.Namespace).Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
 			return err
 		}

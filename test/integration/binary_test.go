@@ -267,14 +267,11 @@ func grepLines(s, substr string) string {
 	return strings.Join(out, "\n")
 }
 
-// With a cluster-wide proxy, the operator's own Keystone and Manila client goes through it: the
-// cloud's host name resolves only at the proxy, so finding Manila proves every request went through.
-// The operand gets the proxy from library-go's observed-proxy hooks.
-func TestBinaryThroughClusterProxy(t *testing.T) {
-	const host = "openstack.manila.test"
-	proxy := framework.StartForwardProxy(t, map[string]string{host: "127.0.0.1"})
-	ctx := context.Background()
-	setProxy := func(status configv1.ProxyStatus) {
+// setClusterProxy sets Proxy/cluster's spec and status as the network operator does (the status is what
+// the operator observes), and sets both back to none when the test ends.
+func setClusterProxy(t *testing.T, status configv1.ProxyStatus) {
+	t.Helper()
+	set := func(status configv1.ProxyStatus) {
 		framework.Eventually(t, framework.DefaultTimeout, "Proxy/cluster", func(ctx context.Context) error {
 			p, err := world.ConfigV1.ConfigV1().Proxies().Get(ctx, "cluster", metav1.GetOptions{})
 			if err != nil {
@@ -289,8 +286,18 @@ func TestBinaryThroughClusterProxy(t *testing.T) {
 			return err
 		})
 	}
-	setProxy(configv1.ProxyStatus{HTTPProxy: proxy.URL, HTTPSProxy: proxy.URL, NoProxy: ".cluster.local,.svc,localhost,127.0.0.1"})
-	t.Cleanup(func() { setProxy(configv1.ProxyStatus{}) })
+	set(status)
+	t.Cleanup(func() { set(configv1.ProxyStatus{}) })
+}
+
+// With a cluster-wide proxy, the operator's own Keystone and Manila client goes through it: the
+// cloud's host name resolves only at the proxy, so finding Manila proves every request went through.
+// The operand gets the proxy from library-go's observed-proxy hooks.
+func TestBinaryThroughClusterProxy(t *testing.T) {
+	const host = "openstack.manila.test"
+	proxy := framework.StartForwardProxy(t, map[string]string{host: "127.0.0.1"})
+	ctx := context.Background()
+	setClusterProxy(t, configv1.ProxyStatus{HTTPProxy: proxy.URL, HTTPSProxy: proxy.URL, NoProxy: ".cluster.local,.svc,localhost,127.0.0.1"})
 
 	if err := world.OpenStack.RemoveManilaFromCatalog(ctx); err != nil {
 		t.Fatal(err)
