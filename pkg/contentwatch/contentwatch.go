@@ -46,9 +46,10 @@ const SnapshotterFinalizer = "snapshot.storage.kubernetes.io/volumesnapshotconte
 
 // NeedsSnapshotter says whether a content (or a deleted one's tombstone) still needs its driver's
 // csi-snapshotter: it carries SnapshotterFinalizer, or its deletionPolicy is not Retain (Delete: its
-// snapshot is deleted through it, whenever the content goes). A Retain content without the
-// finalizer (left behind by a VolumeSnapshot deleted with Retain, or pre-provisioned and unbound)
-// needs nothing of it: deleting it deletes nothing in Manila.
+// snapshot is deleted through it, whenever the content goes). A Retain content without the finalizer
+// (one pre-provisioned that no VolumeSnapshot has bound: the snapshot controller adds the finalizer
+// only at the binding, and keeps it on a bound content after its VolumeSnapshot is deleted) needs
+// nothing of it: deleting it deletes nothing in Manila and waits for nobody.
 func NeedsSnapshotter(obj any) bool {
 	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = tomb.Obj

@@ -165,8 +165,8 @@ func TestWatch(t *testing.T) {
 		t.Errorf("%d callbacks for an NFS content created and a CephFS content deleted, want 1", got)
 	}
 
-	// A Retain content's finalizer lifted (its VolumeSnapshot deleted): it needs the snapshotter no
-	// more, and the update calls back.
+	// A Retain content's finalizer gone (by hand here): it needs the snapshotter no more, and the
+	// update calls back.
 	if _, err := client.Resource(Resource).Create(ctx, retained("bound", ceph, true), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -294,7 +294,8 @@ func TestCephFSInstanceOnAndOff(t *testing.T) {
 		t.Errorf("%s counts the Retain content without the finalizer: %q", cephfs.ConditionRetained, c.Message)
 	}
 	waitForCephCSIImage(t, goodCephCSI2)
-	// The finalizer lifted (as csi-snapshotter does when a Retain content is deleted): nothing keeps it.
+	// The finalizer gone (by hand here; csi-snapshotter lifts it as a Retain content is deleted):
+	// nothing keeps the instance.
 	if _, err := contents.Patch(ctx, bound.GetName(), types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
