@@ -28,15 +28,21 @@ const CRDName = "volumesnapshotcontents.snapshot.storage.k8s.io"
 // DriverOf returns a VolumeSnapshotContent's spec.driver, or a deleted one's (its tombstone's); ""
 // for anything else.
 func DriverOf(obj any) string {
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
-	u, ok := obj.(*unstructured.Unstructured)
+	u, ok := contentOf(obj)
 	if !ok {
 		return ""
 	}
 	driver, _, _ := unstructured.NestedString(u.Object, "spec", "driver")
 	return driver
+}
+
+// contentOf is the content an informer handed over: the object, or a deleted one's tombstone's.
+func contentOf(obj any) (*unstructured.Unstructured, bool) {
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	u, ok := obj.(*unstructured.Unstructured)
+	return u, ok
 }
 
 // SnapshotterFinalizer is the finalizer the snapshot controller puts on every bound content and only
@@ -51,10 +57,7 @@ const SnapshotterFinalizer = "snapshot.storage.kubernetes.io/volumesnapshotconte
 // only at the binding, and keeps it on a bound content after its VolumeSnapshot is deleted) needs
 // nothing of it: deleting it deletes nothing in Manila and waits for nobody.
 func NeedsSnapshotter(obj any) bool {
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
-	u, ok := obj.(*unstructured.Unstructured)
+	u, ok := contentOf(obj)
 	if !ok {
 		return false
 	}
