@@ -3,7 +3,7 @@
 # against its own test world on ports of its own range. Within one world the tests share the
 # ClusterCSIDriver and the namespaces, so they run one after another; the shards are balanced by each test's time in
 # hack/integration-durations.txt (longest first, each to the shard with the least time so far). A
-# shard that fails prints its whole output; one that passes prints each test's time, slowest first
+# shard that fails prints its failed tests' process logs, then its whole output; one that passes prints each test's time, slowest first
 # (to refresh that file with). The run fails if any shard fails or any test skips (a skipped test
 # proves nothing). The test binary is built once and run by every shard: six `go test` runs would each
 # link it, side by side, on a 2-core machine; so is the operator binary the tests run (the first shard
@@ -41,7 +41,9 @@ for ((s = 0; s < SHARDS; s++)); do
   # server a test stops for a while keeps its port free for its return.
   # The shard's own wall time goes to shard-N.secs: a plan far from even shows in them.
   # `|| rc=$?`: under set -e a failing test binary would end the subshell before it wrote its time.
-  (began=$(date +%s); rc=0; cd "$PKG" && TEST_SHARD="$s/$SHARDS" TEST_OPERATOR_BINARY="$out/manila-csi-driver-operator" "$bin" -test.v -test.count=1 -test.timeout=40m -test.run "$regex" || rc=$?
+  # TEST_ARTIFACTS_DIR: a failed test's process logs go there (test/framework/failurelogs.go), printed
+  # below before the shard's output, so each failed test's errors stay next to its "--- FAIL" line.
+  (began=$(date +%s); rc=0; cd "$PKG" && TEST_SHARD="$s/$SHARDS" TEST_ARTIFACTS_DIR="$out/artifacts-$s" TEST_OPERATOR_BINARY="$out/manila-csi-driver-operator" "$bin" -test.v -test.count=1 -test.timeout=40m -test.run "$regex" || rc=$?
    echo $(( $(date +%s) - began )) > "$out/shard-$s.secs"; exit $rc) > "$out/shard-$s.log" 2>&1 &
   pids+=("$!:$s")
 done
@@ -56,6 +58,11 @@ for entry in "${pids[@]}"; do
       awk '{printf "  %7.1fs %s\n", $1, $2}'
     tail -1 "$out/shard-$s.log"
   else
+    # The processes' logs first (the last 200 lines of each), then the shard's output.
+    find "$out/artifacts-$s" -name '*.log' 2>/dev/null | sort | while read -r f; do
+      echo "== ${f#"$out/"} (last 200 lines)"; tail -200 "$f"
+    done
+    echo "== integration shard $((s + 1))/$SHARDS output"
     cat "$out/shard-$s.log"
   fi
 done

@@ -179,9 +179,7 @@ func (w *World) StartCSO(t testing.TB, opts CSOOptions) *CSO {
 	}
 	t.Cleanup(func() {
 		c.Stop()
-		if t.Failed() {
-			t.Logf("cluster-storage-operator log (last 60 lines):\n%s", tail(c.Log(), 60))
-		}
+		LogOnFailure(t, "cluster-storage-operator log", 60, c.Log())
 	})
 	return c
 }

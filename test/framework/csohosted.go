@@ -83,9 +83,7 @@ func (hw *HostedWorld) StartCSOHosted(t testing.TB, opts CSOOptions) *CSO {
 	}
 	t.Cleanup(func() {
 		c.Stop()
-		if t.Failed() {
-			t.Logf("hosted cluster-storage-operator log (last 60 lines):\n%s", tail(c.Log(), 60))
-		}
+		LogOnFailure(t, "hosted cluster-storage-operator log", 60, c.Log())
 	})
 	return c
 }

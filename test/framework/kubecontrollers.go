@@ -37,7 +37,7 @@ func (w *World) StartKubeControllers(t testing.TB, controllers ...string) {
 		p.Stop(10 * time.Second)
 		if t.Failed() {
 			b, _ := os.ReadFile(logPath)
-			t.Logf("kube-controller-manager log (last 40 lines):\n%s", tail(string(b), 40))
+			LogOnFailure(t, "kube-controller-manager log", 40, string(b))
 		}
 	})
 	t.Logf("kube-controller-manager started (pid %d) with %s", cmd.Process.Pid, strings.Join(controllers, ","))

@@ -181,9 +181,7 @@ func (w *World) runOperatorAs(t testing.TB, opts *operator.Options, counter *Req
 		if denied := LinesWith(logs.String(), "is forbidden"); denied != "" && !running.skipRBAC {
 			t.Errorf("the operator was refused requests under its ServiceAccount (a missing rule in manifests/):\n%s", denied)
 		}
-		if t.Failed() {
-			t.Logf("operator log (last 200 lines):\n%s", tail(logs.String(), 200))
-		}
+		LogOnFailure(t, "operator log", 200, logs.String())
 	})
 	return running
 }

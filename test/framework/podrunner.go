@@ -172,9 +172,9 @@ func (w *World) StartPodRunner(t testing.TB, opts PodRunnerOptions) *PodRunner {
 	t.Cleanup(func() {
 		r.Stop()
 		if t.Failed() {
-			t.Logf("pod runner:\n%s", tail(r.runnerLogString(), 60))
+			LogOnFailure(t, "pod runner "+opts.NodeName, 60, r.runnerLogString())
 			for _, pw := range r.workersInOrder() {
-				t.Logf("pod %s log (last 60 lines):\n%s", pw.name, tail(r.Log(pw.name), 60))
+				LogOnFailure(t, "pod "+pw.name+" log", 60, r.Log(pw.name))
 			}
 		}
 		if r.createdNode {

@@ -345,7 +345,8 @@ func (p *ProvisioningWorld) Stop(t testing.TB) {
 		proc := p.procs[i]
 		proc.Stop(10 * time.Second)
 		if t.Failed() {
-			t.Logf("%s log (last 60 lines):\n%s", proc.name, p.Log(proc.name, 60))
+			b, _ := os.ReadFile(filepath.Join(p.LogDir, proc.name+".log"))
+			LogOnFailure(t, proc.name+" log", 60, string(b))
 		}
 	}
 	p.procs = nil

@@ -67,7 +67,7 @@ func (w *World) StartRealPredecessor(t testing.TB, p Predecessor) *RealPredecess
 		logFile.Close()
 		if t.Failed() {
 			b, _ := os.ReadFile(logPath)
-			t.Logf("%s log (last 60 lines):\n%s", p, tail(string(b), 60))
+			LogOnFailure(t, string(p)+" log", 60, string(b))
 		}
 	})
 	return r

@@ -116,7 +116,7 @@ func startBinaryWith(t *testing.T, bin string, editArgs func([]string) []string,
 		}
 		if t.Failed() {
 			b, _ := os.ReadFile(logFile)
-			t.Logf("operator binary log (last 150 lines):\n%s", lastLines(string(b), 150))
+			framework.LogOnFailure(t, "operator binary log", 150, string(b))
 		}
 	})
 	return r

@@ -342,13 +342,16 @@ func waitForSteadyOperand(t *testing.T, when string, clean bool) {
 
 // dumpOperatorLogsOnFailure fails the test where an operator pod's log shows a write of a condition
 // type its writer does not declare, and writes every operator pod's log to a directory that outlives
-// the test when it fails, and says where.
+// the test when it fails, and says where (under framework.ArtifactsDirEnv the pod runner does).
 func dumpOperatorLogsOnFailure(t *testing.T, runner *framework.PodRunner) {
 	t.Cleanup(func() {
 		for _, rec := range runner.Records() {
 			if undeclared := framework.LinesWith(runner.Log(rec.Name), condition.ErrUndeclared.Error()); undeclared != "" {
 				t.Errorf("pod %s wrote a condition type its writer does not declare (pkg/operator/writers.go):\n%s", rec.Name, undeclared)
 			}
+		}
+		if t.Failed() && os.Getenv(framework.ArtifactsDirEnv) != "" {
+			return // the pod runner keeps them there
 		}
 		if !t.Failed() && os.Getenv("KEEP_POD_LOGS") == "" {
 			return

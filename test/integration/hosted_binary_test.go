@@ -66,9 +66,7 @@ func startHostedBinary(t *testing.T, hw *framework.HostedWorld) (*binaryRun, str
 		if strings.Contains(string(b), "forbidden") {
 			t.Errorf("the operator was refused a request under the hosted flavour's RBAC:\n%s", grepLines(string(b), "forbidden"))
 		}
-		if t.Failed() {
-			t.Logf("operator binary log (last 150 lines):\n%s", lastLines(string(b), 150))
-		}
+		framework.LogOnFailure(t, "operator binary log", 150, string(b))
 	})
 	return run, pod, args
 }

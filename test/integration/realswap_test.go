@@ -276,11 +276,17 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 	storageRec := watchStorage(t, shape.cephFS)
 	deletions := watchDeletions(t)
 	volumeDeletions := watchVolumeDeletions(t, ns)
-	t.Cleanup(func() {
-		t.Logf("CSO's Manila conditions in its Storage CR, every version:\n%s", strings.Join(manilaView.Timeline(), "\n"))
-		t.Logf("the controller Deployment, every version:\n%s", strings.Join(operandView.Timeline(), "\n"))
-		t.Logf("where the time went:\n%s", clock.String())
-	})
+	// What the run saw, told before the checks at its end (their errors then close the test's output)
+	// or, where it ends before them, at cleanup.
+	var narrateOnce sync.Once
+	narrate := func() {
+		narrateOnce.Do(func() {
+			t.Logf("CSO's Manila conditions in its Storage CR, every version:\n%s", strings.Join(manilaView.Timeline(), "\n"))
+			t.Logf("the controller Deployment, every version:\n%s", strings.Join(operandView.Timeline(), "\n"))
+			t.Logf("where the time went:\n%s", clock.String())
+		})
+	}
+	t.Cleanup(narrate)
 
 	// The release: CSO with our image, from a storage seen healthy.
 	storage := storageRec.fromHealthy(t)
@@ -355,6 +361,7 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 		onePDBAndEviction(t, "after the rollback")
 	}
 
+	narrate()
 	oneOperatorActing(t, runner, runStart, predImage)
 	if shape.manila && !shape.killedHolder {
 		versions := manilaView.Timeline()
