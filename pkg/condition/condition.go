@@ -75,6 +75,13 @@ func RemoveWhere(pick func([]operatorv1.OperatorCondition) []string, removed *[]
 // exit's removal would be lost with it.
 var conflictBackoff = wait.Backoff{Duration: 20 * time.Millisecond, Factor: 1.5, Jitter: 0.2, Steps: 20, Cap: time.Second}
 
+// Contended reports whether err is a write that lost its race with other writers after Update's
+// retries: a conflict, or a removal whose test failed on a status that moved. Nothing is wrong with
+// the writer or the object; the next sync writes again.
+func Contended(err error) bool {
+	return apierrors.IsConflict(err) || errors.Is(err, errMoved)
+}
+
 // Update applies changes to the status and writes it when they changed it (true then): a removal only
 // as a patch (removalPatch), anything else as the whole status of the version read. The first read is
 // client's cached one; after a conflict, while the cache still shows the version that conflicted, the
@@ -83,9 +90,7 @@ var conflictBackoff = wait.Backoff{Duration: 20 * time.Millisecond, Factor: 1.5,
 // (any writer may remove others' types: a predecessor's stale ones).
 func Update(ctx context.Context, client Client, changes ...Change) (bool, error) {
 	written, conflicted := false, ""
-	retriable := func(err error) bool {
-		return (apierrors.IsConflict(err) || errors.Is(err, errMoved)) && ctx.Err() == nil
-	}
+	retriable := func(err error) bool { return Contended(err) && ctx.Err() == nil }
 	err := retry.OnError(conflictBackoff, retriable, func() error {
 		_, old, version, err := client.GetOperatorState()
 		if err == nil && version == conflicted {
@@ -115,7 +120,7 @@ func Update(ctx context.Context, client Client, changes ...Change) (bool, error)
 		} else {
 			_, err = client.UpdateOperatorStatus(ctx, version, status)
 		}
-		if apierrors.IsConflict(err) || errors.Is(err, errMoved) {
+		if Contended(err) {
 			conflicted = version
 		}
 		written = err == nil

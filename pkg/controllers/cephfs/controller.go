@@ -145,7 +145,7 @@ func NewController(d Deps) factory.Controller {
 	c.contents = contentwatch.New(d.Dynamic, DriverName, func() { syncCtx.Queue().Add(factory.DefaultQueueKey) })
 	return factory.New().
 		WithSyncContext(syncCtx).
-		WithSync(c.sync).
+		WithSync(requeueWhenContended(c.sync)).
 		WithSyncDegradedOnError(d.OperatorClient).
 		WithInformers(d.OperatorClient.Informer(), d.OperatorConfigMaps.Informer(),
 			d.Deployments.Informer(), d.DaemonSets.Informer(), d.ConfigMaps.Informer(), d.Services.Informer(), d.CSIDrivers.Informer(),
@@ -155,6 +155,22 @@ func NewController(d Deps) factory.Controller {
 		WithFilteredEventsInformers(isCephFSVolume, d.PersistentVolumes.Informer()).
 		ResyncEvery(time.Minute).
 		ToController(ControllerName, recorder)
+}
+
+// requeueWhenContended keeps a lost write race out of the factory's Degraded (WithSyncDegradedOnError
+// marks every error returned): a status or state write that still conflicted after its retries (many
+// writers at once, e.g. at the operator's start on a loaded API server) is synced again, rate limited,
+// and reported only if it is something else.
+func requeueWhenContended(sync factory.SyncFunc) factory.SyncFunc {
+	return func(ctx context.Context, syncCtx factory.SyncContext) error {
+		err := sync(ctx, syncCtx)
+		if err != nil && condition.Contended(err) {
+			klog.V(2).Infof("%s: a write lost its race with other writers; syncing again", ControllerName)
+			syncCtx.Queue().AddRateLimited(syncCtx.QueueKey())
+			return nil
+		}
+		return err
+	}
 }
 
 func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) error {
