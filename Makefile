@@ -6,8 +6,9 @@
 #                    installs/builds only what it uses first (make demo-deps)
 #   make test        unit tests and fuzzing beside the dependency steps (make test-deps), then the integration tests
 #   make test-unit   unit tests only (no control plane, no OpenStack)
-#   make test-deps   apt packages (Keystone, Manila, Ceph), the Kubernetes-side binaries, CRDs, ceph-csi, CSO and the
-#                    predecessors, in parallel streams, with a time table at the end; idempotent (make deps-STEP: one step)
+#   make test-deps   apt packages (Keystone, Manila, Ceph, NFS-Ganesha), the Kubernetes-side binaries, CRDs, ceph-csi,
+#                    csi-driver-nfs and fuse-nfs, CSO and the predecessors, in parallel streams, with a time table at
+#                    the end; idempotent (make deps-STEP: one step)
 #   make soak-swap   the image swap tests N times (N=10), each run's recorded versions printed (hack/soak-swap.sh)
 #   make fuzz        each fuzz target for FUZZTIME executions (default 300000x); make test runs 10000x each
 #   make verify      gofmt and go vet
@@ -48,7 +49,7 @@ LDFLAGS    := -s -w -X $(PKG)/pkg/version.Version=$(VERSION) -X $(PKG)/pkg/versi
 UNIT_TEST_FLAGS ?=
 TEST_FLAGS ?= $(UNIT_TEST_FLAGS) -p 2 -timeout 45m
 
-.PHONY: all build bench demo test unit-and-fuzz soak-swap test-unit test-deps demo-deps deps-apt deps-ceph deps-k8s deps-crds deps-cso fuzz verify vendor clean
+.PHONY: all build bench demo test unit-and-fuzz soak-swap test-unit test-deps demo-deps deps-apt deps-ceph deps-nfs deps-k8s deps-crds deps-cso fuzz verify vendor clean
 
 # Fuzz targets as package:function; their seed corpora live in each package's testdata/fuzz.
 FUZZ_TARGETS := ./pkg/classplan:FuzzClassNames ./pkg/cloudcredentials:FuzzDriverSecret \
@@ -113,9 +114,9 @@ demo-deps:
 	@$(DEPS_ENV) bash hack/deps.sh demo
 
 # Single steps: Debian's Keystone, Manila and PostgreSQL; Debian's Ceph and the real ceph-csi built from
-# its checked source archive; the Kubernetes-side binaries from one module (hack/k8s-binaries.sh); the
+# its checked source archive; NFS-Ganesha, fuse-nfs and csi-driver-nfs (hack/nfs.sh); the Kubernetes-side binaries from one module (hack/k8s-binaries.sh); the
 # CRDs; cluster-storage-operator and the two predecessors from their checked archives (hack/cso.sh).
-deps-apt deps-ceph deps-k8s deps-crds deps-cso:
+deps-apt deps-ceph deps-nfs deps-k8s deps-crds deps-cso:
 	@$(DEPS_ENV) bash hack/deps.sh $(@:deps-%=%)
 
 verify:

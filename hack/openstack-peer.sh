@@ -43,6 +43,12 @@
 #                              CephFS backend, `cephfs_native`, is Manila's own CephFS driver
 #                              (manila.share.drivers.cephfs.driver.CephFSDriver, native CEPHFS,
 #                              cephx) on that real Ceph: its shares, access rules and keys are Ceph's.
+#                              With NFS_ENV too (the nfs.env of a hack/nfs.sh Ganesha for that Ceph),
+#                              a fourth, `cephfs_nfs`, is the same driver with its NFS helper: the
+#                              subvolumes exported by that real NFS-Ganesha, which Manila manages
+#                              over D-Bus (export files, AddExport/UpdateExport/RemoveExport), its
+#                              access rules of type ip enforced by Ganesha. The Manila process then
+#                              runs in the Ganesha's mount namespace, which holds its D-Bus.
 #                              Use with
 #                              DB=postgresql: on sqlite, deleting a share fails ("database is locked").
 #                              Its log is DIR/log/manila-all.log. `install` adds manila-scheduler and
@@ -65,6 +71,7 @@ DB=${DB:-sqlite}
 SHARE_SERVICE=${SHARE_SERVICE:-0}
 SHARE_BACKEND=${SHARE_BACKEND:-testnfs}
 CEPH_ENV=${CEPH_ENV:-}
+NFS_ENV=${NFS_ENV:-}
 SCHEMA_CACHE=${SCHEMA_CACHE:-}
 HACK_DIR=$(cd "$(dirname "$0")" && pwd)
 PG_PORT=${PG_PORT:-15432}
@@ -148,7 +155,7 @@ save_env() {
   local v
   : > "$1/peer.env"
   for v in KEYSTONE_PORT MANILA_PORT ADMIN_PASSWORD MANILA_SERVICE_PASSWORD MANILA_AUTH MANILA_SERVER \
-           SHAREV2_URL_STYLE KEYSTONE_PROCESSES REGION DB PG_PORT SHARE_SERVICE SHARE_BACKEND CEPH_ENV; do
+           SHAREV2_URL_STYLE KEYSTONE_PROCESSES REGION DB PG_PORT SHARE_SERVICE SHARE_BACKEND CEPH_ENV NFS_ENV; do
     printf '%s=%q\n' "$v" "${!v}" >> "$1/peer.env"
   done
 }
@@ -279,7 +286,7 @@ EOF
 # <monitors>:/volumes/_nogroup/<share id>, cephx access rules answered with keys). "cephfs" grants cephx
 # to any ID but its own (admin, manila); "cephfs_nocephx" grants none (every cephx rule ends in error).
 CEPHFS_BACKENDS="cephfs cephfs_nocephx"
-share_backends() { echo "$SHARE_BACKEND" $CEPHFS_BACKENDS ${CEPH_ENV:+cephfs_native}; }
+share_backends() { echo "$SHARE_BACKEND" $CEPHFS_BACKENDS ${CEPH_ENV:+cephfs_native} ${CEPH_ENV:+${NFS_ENV:+cephfs_nfs}}; }
 
 # write_share_conf: the scheduler and share service options, and the test backends' sections. The
 # short periodic interval makes the share service report its capabilities every 5 s (default 60 s).
@@ -325,6 +332,32 @@ cephfs_auth_id = $CEPH_MANILA_ID
 cephfs_cluster_name = ceph
 cephfs_filesystem_name = $CEPH_FS
 EOF
+    if [ -n "$NFS_ENV" ]; then
+      local NFS_DIR
+      # shellcheck disable=SC1090
+      . "$NFS_ENV"
+      # The helper writes an export file per share under ganesha_export_dir and adds it over D-Bus;
+      # its export ids are kept in ganesha_db_path (the sqlite3 CLI). No RADOS store: the files are
+      # the record. cephfs_nfs_cluster_id stays unset: the mgr `nfs` module needs an orchestrator.
+      cat >> "$D/manila/manila.conf" <<EOF
+[cephfs_nfs]
+share_backend_name = cephfs_nfs
+share_driver = manila.share.drivers.cephfs.driver.CephFSDriver
+driver_handles_share_servers = False
+cephfs_protocol_helper_type = NFS
+cephfs_conf_path = $CEPH_CONF
+cephfs_auth_id = $CEPH_MANILA_ID
+cephfs_cluster_name = ceph
+cephfs_filesystem_name = $CEPH_FS
+cephfs_ganesha_server_ip = 127.0.0.1
+cephfs_ganesha_server_is_remote = False
+ganesha_config_dir = $NFS_DIR
+ganesha_config_path = $NFS_DIR/ganesha.conf
+ganesha_export_dir = $NFS_DIR/export.d
+ganesha_db_path = $NFS_DIR/manila-ganesha.db
+ganesha_rados_store_enable = False
+EOF
+    fi
   fi
 }
 
@@ -550,7 +583,13 @@ start_manila() {
     # API + scheduler + share service in one process (fake:// RPC); same PID file as the API alone,
     # so stop-manila and stop work unchanged.
     log_offset=$(stat -c %s "$D/log/manila-all.log" 2>/dev/null || echo 0)
-    PYTHONPATH="$HACK_DIR/manila" PYTHONDONTWRITEBYTECODE=1 setsid "$PY" "$HACK_DIR/manila/manila_all.py" --config-file "$D/manila/manila.conf" \
+    # With the Ganesha of NFS_ENV, in its mount namespace: its /run/dbus is the bus the NFS helper
+    # (dbus-send through sudo, which drops DBUS_SYSTEM_BUS_ADDRESS) must reach.
+    local in_ns=()
+    if [ -n "$CEPH_ENV" ] && [ -n "$NFS_ENV" ]; then
+      in_ns=(nsenter -t "$(. "$NFS_ENV" && echo "$NFS_NS_PID")" -m --)
+    fi
+    PYTHONPATH="$HACK_DIR/manila" PYTHONDONTWRITEBYTECODE=1 setsid "${in_ns[@]}" "$PY" "$HACK_DIR/manila/manila_all.py" --config-file "$D/manila/manila.conf" \
       >"$D/log/manila-all.stdout" 2>&1 </dev/null &
     echo $! > "$D/run/manila-api.pid"
   elif [ "$MANILA_SERVER" = uwsgi ]; then

@@ -2,6 +2,7 @@ package framework
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Ceph is a real one-node Ceph of the test world (hack/ceph.sh, Debian's Pacific): a mon on
@@ -85,6 +87,31 @@ func (c *Ceph) Admin(args ...string) (string, error) {
 	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("ceph %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return string(out), nil
+}
+
+// ReadFile reads a file of the file system (path from its root) as client.admin, through a ceph-fuse
+// mount of the file's directory made for this read in a mount namespace of its own and unmounted
+// after it: the file as Ceph holds it, whatever client wrote it.
+func (c *Ceph) ReadFile(path string) (string, error) {
+	mnt, err := os.MkdirTemp("", "ceph-read-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(mnt)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	const read = `ceph-fuse --conf "$1" --name client.admin -r "$2" "$3" >/dev/null || exit 1
+trap 'umount "$3"' EXIT
+cat "$3/$4"`
+	cmd := exec.CommandContext(ctx, "unshare", "--mount", "--propagation", "private", "sh", "-c", read, "sh",
+		filepath.Join(c.Dir, "ceph.conf"), filepath.Dir(path), mnt, filepath.Base(path))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("reading %s through ceph-fuse: %w: %s", path, err, strings.TrimSpace(stderr.String()))
 	}
 	return string(out), nil
 }

@@ -53,14 +53,14 @@ func (n *NodeWorld) startCephCSI(t testing.TB, pod *podRoot, c corev1.Container,
 	if !ok {
 		t.Fatalf("the ceph-csi container %s mounts nothing below /etc", c.Name)
 	}
-	n.cephCSI = cephCSIStart{path: path, args: wrapped, env: append(env, "CONTAINER_MOUNTS_SHARED="+n.kubeletDir),
+	n.cephCSI = pluginStart{path: path, args: wrapped, env: append(env, "CONTAINER_MOUNTS_SHARED="+n.kubeletDir),
 		socket: socketArg(args, "--endpoint")}
 	n.runner.start(t, "cephcsi", n.cephCSI.path, n.cephCSI.args, n.cephCSI.env)
 	n.runner.waitForSocket(t, "cephcsi", n.cephCSI.socket)
 }
 
-// cephCSIStart is how startCephCSI ran the real ceph-csi, for RestartCephCSI.
-type cephCSIStart struct {
+// pluginStart is how a real node plugin was started (startCephCSI, startNFSPlugin), for its restart.
+type pluginStart struct {
 	path      string
 	args, env []string
 	socket    string

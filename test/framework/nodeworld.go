@@ -39,6 +39,13 @@ type NodeOptions struct {
 	// publish bind mounts are seen here: a test reads and writes the volume at its target path. The
 	// stand-in's record (Calls, LastCall) is then empty.
 	CephCSI bool
+	// NFS runs the real csi-driver-nfs (nfsplugin, hack/nfs.sh build) in place of the NFS stand-in,
+	// with the rendered arguments of csi-nodeplugin-nfsplugin's csi-driver container and the node's
+	// kubelet directory a shared mount, as for CephCSI. Its `mount -t nfs` finds, in its own mount
+	// namespace only, hack/nfs/mount.nfs at /sbin/mount.nfs: an NFSv3 mount through FUSE with
+	// fuse-nfs, whose daemon outlives the plugin's process as a kernel mount would. The stand-in's
+	// record is then empty.
+	NFS bool
 	// Name is the node's name (the pods' spec.nodeName, ceph-csi's --nodeid); E2ENodeName when empty.
 	Name string
 }
@@ -66,9 +73,10 @@ type NodeWorld struct {
 	driver    corev1.Container
 	runner    *ProvisioningWorld // the process runner (start, logs, stop) the provisioning world uses
 	standin   string             // the csi-node-standin binary, also the kubelet's gRPC client
-	// kubeletDir is HostDir's /var/lib/kubelet when it is a shared mount for the real ceph-csi.
+	// kubeletDir is HostDir's /var/lib/kubelet when it is a shared mount for a real node plugin.
 	kubeletDir string
-	cephCSI    cephCSIStart
+	cephCSI    pluginStart
+	nfsPlugin  pluginStart
 }
 
 // NodeCall is one node call the NFS stand-in received (hack/csi-node-standin's record). It never holds
@@ -99,9 +107,14 @@ func (w *World) StartNode(t testing.TB, opts NodeOptions) *NodeWorld {
 	if err := requireFiles("node world (hack/k8s-binaries.sh build: make deps-k8s)", driverBin, standinBin); err != nil {
 		t.Fatal(err)
 	}
-	cephCSIBin := filepath.Join(bin, "cephcsi")
+	cephCSIBin, nfsBin := filepath.Join(bin, "cephcsi"), filepath.Join(bin, "nfsplugin")
 	if opts.CephCSI {
 		if err := requireFiles("ceph-csi (hack/ceph-csi.sh build "+bin+")", cephCSIBin); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if opts.NFS {
+		if err := requireFiles("csi-driver-nfs and fuse-nfs (hack/nfs.sh build "+bin+")", nfsBin, filepath.Join(bin, "fuse-nfs")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -155,9 +168,12 @@ func (w *World) StartNode(t testing.TB, opts NodeOptions) *NodeWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if opts.CephFS && opts.CephCSI {
+	switch {
+	case opts.CephFS && opts.CephCSI:
 		n.startCephCSI(t, fwd, container(fwd, DriverContainer), cephCSIBin, args, env)
-	} else {
+	case !opts.CephFS && opts.NFS:
+		n.startNFSPlugin(t, fwd, container(fwd, DriverContainer), nfsBin, args, env)
+	default:
 		args = append(args, "--record="+n.RecordPath)
 		if !opts.CephFS {
 			args = append(args, "--stage-unstage="+strconv.FormatBool(opts.StageUnstage))

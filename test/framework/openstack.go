@@ -67,6 +67,9 @@ type OpenStackOptions struct {
 	// Ceph, with ShareService, adds the backend cephfs_native: Manila's own CephFS driver on this
 	// real Ceph (native CEPHFS, cephx).
 	Ceph *Ceph
+	// NFS, with Ceph, adds the backend cephfs_nfs: the same driver with its NFS helper, exporting
+	// the Ceph's subvolumes through this Ganesha (a Ganesha of that Ceph).
+	NFS *Ganesha
 }
 
 // StartOpenStack configures and starts Keystone and the Manila API on free loopback ports, with
@@ -109,6 +112,9 @@ func StartOpenStackWith(ctx context.Context, opts OpenStackOptions) (*OpenStack,
 		env = append(env, "SHARE_SERVICE=1", "DB=postgresql", "PG_PORT="+strconv.Itoa(pgPort))
 		if opts.Ceph != nil {
 			env = append(env, "CEPH_ENV="+opts.Ceph.Env)
+			if opts.NFS != nil {
+				env = append(env, "NFS_ENV="+opts.NFS.Env)
+			}
 		}
 	}
 	if _, err := runScript(env, "openstack-peer.sh", "setup", dir); err != nil {
