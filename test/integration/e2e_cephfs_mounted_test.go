@@ -188,6 +188,15 @@ func TestE2ECephFSMounted(t *testing.T) {
 		}
 	})
 
+	// The cluster's trusted CA bundle and proxy change: the CephFS instance's Manila node plugin rolls;
+	// ceph-csi's DaemonSet does not, so the ceph-fuse mounts its pods serve stay (a roll would end them).
+	t.Run("ACAAndProxyChangeLeaveTheMount", func(t *testing.T) {
+		changeCAAndProxy(t, []string{framework.CephFSNodeDaemonSet}, []string{framework.CephCSINodeDaemonSet})
+		if got, want := readFile(t, filepath.Join(targetB, "hello.txt")), readFile(t, filepath.Join(targetA, "hello.txt")); got != want {
+			t.Fatalf("hello.txt through e2e-worker-b %q; want %q", got, want)
+		}
+	})
+
 	// ceph-csi's pod restarts on node A (an image change rolls it): its ceph-fuse daemons end with it
 	// and leave the stage broken. The next publish on that node mounts the stage again from the record
 	// ceph-csi keeps in the instance's mountinfo directory, with the data.

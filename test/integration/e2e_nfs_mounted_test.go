@@ -44,7 +44,8 @@ func nfsShareType(name string) framework.ShareTypeSpec {
 // through Ceph. A snapshot and a claim restored from it carry the data. The operator's NFS access
 // default (the machine network) admits the nodes; a class whose nfs-shareClient excludes them gets
 // the server's refusal at publish and no mount, and a class the admin makes with the machine network
-// mounts. The mount outlives the node plugin's process. Unpublishing leaves no mount; deleting the
+// mounts. The mount outlives the node plugin's process, and a change of the cluster's CA bundle and
+// proxy leaves the NFS node plugin's DaemonSet as it is. Unpublishing leaves no mount; deleting the
 // claim removes the export and the subvolume.
 func TestE2ENFSMounted(t *testing.T) {
 	ceph, err := framework.StartCeph()
@@ -187,6 +188,13 @@ func TestE2ENFSMounted(t *testing.T) {
 		if got, want := readFile(t, filepath.Join(targetA, "hello.txt")), readFile(t, filepath.Join(targetB, "hello.txt")); got != want {
 			t.Fatalf("after the node plugin's restart, hello.txt reads %q through e2e-nfs-a; want %q", got, want)
 		}
+	})
+
+	// The cluster's trusted CA bundle and proxy change: the Manila node plugin, which calls Keystone and
+	// Manila, rolls; csi-driver-nfs's DaemonSet does not, so its pods and the mounts they made stay.
+	t.Run("ACAAndProxyChangeLeaveTheMount", func(t *testing.T) {
+		changeCAAndProxy(t, []string{framework.NodeDaemonSet}, []string{framework.NFSNodeDaemonSet})
+		readBackOn(t, filepath.Join(targetB, "reply.txt"), "and back from e2e-nfs-b\n")
 	})
 
 	t.Run("UnpublishAndDelete", func(t *testing.T) {

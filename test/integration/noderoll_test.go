@@ -23,10 +23,18 @@ const trustedCAVolume = "non-standard-root-system-trust-ca-bundle"
 // ceph-csi's ends the ceph-fuse mounts of the pods running on its nodes). Checked once the Manila
 // node plugins have both changes: the same informer events reach every node controller.
 func TestStorageOnlyNodePluginsKeepTheirPodsAcrossCAAndProxy(t *testing.T) {
-	ctx := context.Background()
 	startOperator(t, cephFSConfig(goodCephCSI), framework.ShareTypeSpec{Name: "default"})
 	waitForCephCSIImage(t, goodCephCSI)
-	callers := []string{framework.NodeDaemonSet, framework.CephFSNodeDaemonSet}
+	changeCAAndProxy(t, []string{framework.NodeDaemonSet, framework.CephFSNodeDaemonSet},
+		[]string{framework.NFSNodeDaemonSet, framework.CephCSINodeDaemonSet})
+}
+
+// changeCAAndProxy rotates the cluster's trusted CA bundle and sets the cluster proxy (both undone when
+// the test ends), waits until the operator has rendered each DaemonSet of callers with both (a new
+// trusted CA hash, HTTPS_PROXY), and checks that each of quiet kept its generation and has neither.
+func changeCAAndProxy(t *testing.T, callers, quiet []string) {
+	t.Helper()
+	ctx := context.Background()
 	before := map[string]map[string]string{}
 	for _, name := range callers {
 		ds := world.WaitForDaemonSet(t, name, func(ds *appsv1.DaemonSet) error {
@@ -37,9 +45,9 @@ func TestStorageOnlyNodePluginsKeepTheirPodsAcrossCAAndProxy(t *testing.T) {
 		})
 		before[name] = ds.Spec.Template.Annotations
 	}
-	quiet := map[string]int64{}
-	for _, name := range []string{framework.NFSNodeDaemonSet, framework.CephCSINodeDaemonSet} {
-		quiet[name] = world.WaitForDaemonSet(t, name, nil).Generation
+	generations := map[string]int64{}
+	for _, name := range quiet {
+		generations[name] = world.WaitForDaemonSet(t, name, nil).Generation
 	}
 
 	rotated := append(append([]byte{}, world.TrustedCABundle...), '\n')
@@ -65,7 +73,7 @@ func TestStorageOnlyNodePluginsKeepTheirPodsAcrossCAAndProxy(t *testing.T) {
 			return nil
 		})
 	}
-	for name, generation := range quiet {
+	for name, generation := range generations {
 		ds := world.WaitForDaemonSet(t, name, nil)
 		if ds.Generation != generation {
 			t.Errorf("DaemonSet %s changed (generation %d -> %d): a change of the CA bundle or proxy rolls it", name, generation, ds.Generation)
