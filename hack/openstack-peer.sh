@@ -617,7 +617,9 @@ start_manila() {
 wait_pool() {
   local D=$1 off=${2:-0} t0 i b missing H=(-H "X-Auth-Token: admin:admin"); t0=$(now)
   if [ "$MANILA_AUTH" = keystone ]; then H=(-H "X-Auth-Token: $(token_for "$D")"); fi
-  for i in $(seq 1 600); do
+  # A deadline, not a count of tries: on a loaded machine each try takes longer.
+  local deadline=$(( $(date +%s) + ${POOL_TIMEOUT:-300} ))
+  while [ "$(date +%s)" -lt "$deadline" ]; do
     missing=
     for b in $(share_backends); do
       tail -c +"$((off + 1))" "$D/log/manila-all.log" 2>/dev/null | grep -q "Finished initialization of driver: '[A-Za-z]*@[^@']*@$b'" ||
@@ -631,7 +633,8 @@ wait_pool() {
     kill -0 "$(cat "$D/run/manila-api.pid")" 2>/dev/null || die "manila exited; see $D/log/manila-all.*"
     sleep 0.1
   done
-  die "share backends not ready (drivers not initialised:${missing:- none}); see $D/log/manila-all.log"
+  log "the end of $D/log/manila-all.log:"; tail -30 "$D/log/manila-all.log" >&2 || true
+  die "share backends not ready in ${POOL_TIMEOUT:-300} s (drivers not initialised:${missing:- none}); see $D/log/manila-all.log"
 }
 
 cmd_start() {

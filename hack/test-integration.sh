@@ -59,9 +59,12 @@ for entry in "${pids[@]}"; do
     tail -1 "$out/shard-$s.log"
   else
     # The processes' logs first (the last 200 lines of each), then the shard's output.
-    find "$out/artifacts-$s" -name '*.log' 2>/dev/null | sort | while read -r f; do
-      echo "== ${f#"$out/"} (last 200 lines)"; tail -200 "$f"
-    done
+    # (A failed shard may have none: a test that failed before it started a process.)
+    if [ -d "$out/artifacts-$s" ]; then
+      find "$out/artifacts-$s" -name '*.log' | sort | while read -r f; do
+        echo "== ${f#"$out/"} (last 200 lines)"; tail -200 "$f"
+      done
+    fi
     echo "== integration shard $((s + 1))/$SHARDS output"
     cat "$out/shard-$s.log"
   fi

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
@@ -114,10 +115,15 @@ func (cp *ControlPlane) WaitForDaemonSet(t testing.TB, name string, check func(*
 	return got
 }
 
-// WaitForNoCondition waits until the ClusterCSIDriver has no condition of the type.
+// OperandTimeout bounds a wait that spans the operand's rollout: ManilaControllerDisabled, for one, goes
+// only once the controller Deployment and the node DaemonSets are Available, which on a loaded 2-core
+// machine running six worlds can take well over DefaultTimeout.
+const OperandTimeout = 3 * time.Minute
+
+// WaitForNoCondition waits until the ClusterCSIDriver has no condition of the type (OperandTimeout).
 func (cp *ControlPlane) WaitForNoCondition(t testing.TB, condType string) {
 	t.Helper()
-	Eventually(t, DefaultTimeout, "no condition "+condType, func(ctx context.Context) error {
+	Eventually(t, OperandTimeout, "no condition "+condType, func(ctx context.Context) error {
 		driver, err := cp.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
 		if err != nil {
 			return err

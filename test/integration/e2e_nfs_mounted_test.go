@@ -88,7 +88,9 @@ func TestE2ENFSMounted(t *testing.T) {
 	prov.RequireSnapshots(t)
 	t.Cleanup(func() {
 		// A failed step leaves its claims: they go first, so that their volumes and shares do too.
-		_ = w.Kube.CoreV1().PersistentVolumeClaims(nfsMountedNamespace).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
+		if err := w.Kube.CoreV1().PersistentVolumeClaims(nfsMountedNamespace).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+			t.Errorf("deleting the claims left: %v", err)
+		}
 		waitForNoVolumeOf(t, w, names.CSIDriverName)
 	})
 
