@@ -13,7 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
@@ -91,7 +90,7 @@ func TestE2ENFSMounted(t *testing.T) {
 		if err := w.Kube.CoreV1().PersistentVolumeClaims(nfsMountedNamespace).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
 			t.Errorf("deleting the claims left: %v", err)
 		}
-		waitForNoVolumeOf(t, w, names.CSIDriverName)
+		waitForNoVolumeClaimedIn(t, w, nfsMountedNamespace)
 	})
 
 	claim := w.CreateClaim(t, nfsMountedNamespace, "shared", class.Name, "1Gi")
@@ -332,6 +331,24 @@ func readBackOn(t *testing.T, path, want string) {
 		got, err := fsOp("cat", path)
 		if err != nil || got != want {
 			return fmt.Errorf("read %q, %v; want %q", got, err, want)
+		}
+		return nil
+	})
+}
+
+// waitForNoVolumeClaimedIn waits until no PersistentVolume is left that a claim of namespace bound:
+// the driver's volumes of other tests in the shard's world are not this test's to wait for.
+func waitForNoVolumeClaimedIn(t *testing.T, w *framework.World, namespace string) {
+	t.Helper()
+	framework.Eventually(t, framework.ProvisioningTimeout, "no volume of namespace "+namespace+" left", func(ctx context.Context) error {
+		pvs, err := w.Kube.CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		for _, pv := range pvs.Items {
+			if ref := pv.Spec.ClaimRef; ref != nil && ref.Namespace == namespace {
+				return fmt.Errorf("PersistentVolume %s of claim %s is %s", pv.Name, ref.Name, pv.Status.Phase)
+			}
 		}
 		return nil
 	})
