@@ -212,5 +212,5 @@ case "${1:-}" in
   dbus) shift; cmd_dbus "$@" ;;
   enter) shift; cmd_enter "$@" ;;
   stop) shift; cmd_stop "$@" ;;
-  *) sed -n '2,28p' "$0"; exit 2 ;;
+  *) sed -n '2,29p' "$0"; exit 2 ;;
 esac
