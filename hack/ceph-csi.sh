@@ -45,39 +45,21 @@ log() { printf '[ceph-csi %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.1fs", b-a}'; }
+# shellcheck source=lib.sh
+. "$ROOT/hack/lib.sh"
 
 NAME=$(basename "$CEPH_CSI_ARCHIVE" .tar.xz)   # ceph-csi-<commit>; the archive unpacks into NAME/
 COMMIT=${NAME##*-}
 
-# archive_sum: the archive's sha256, after checking it against SHA256SUMS beside it.
-archive_sum() {
-  local sums want got
-  sums=$(dirname "$CEPH_CSI_ARCHIVE")/SHA256SUMS
-  [ -r "$CEPH_CSI_ARCHIVE" ] || die "no archive $CEPH_CSI_ARCHIVE"
-  want=$(awk -v f="$(basename "$CEPH_CSI_ARCHIVE")" '$2 == f || $2 == "*"f {print $1}' "$sums" 2>/dev/null)
-  [ -n "$want" ] || die "$(basename "$CEPH_CSI_ARCHIVE") is not listed in $sums"
-  got=$(sha256sum "$CEPH_CSI_ARCHIVE" | cut -d' ' -f1)
-  [ "$got" = "$want" ] || die "sha256 mismatch for $CEPH_CSI_ARCHIVE: $got, SHA256SUMS says $want"
-  echo "$got"
-}
-
 want_stamp() { echo "$NAME.tar.xz sha256=$1 tags=$GO_TAGS"; }
 
-install_pkgs() {
-  if dpkg-query -W -f='${Status}\n' "${PKGS[@]}" 2>/dev/null | grep -vq 'install ok installed' \
-     || [ "$(dpkg-query -W -f='${Status}\n' "${PKGS[@]}" 2>/dev/null | wc -l)" -ne "${#PKGS[@]}" ]; then
-    [ "$(id -u)" = 0 ] || die "missing Debian packages (${PKGS[*]}); installing them needs root"
-    log "installing ${PKGS[*]}"
-    apt-get update -qq || true
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${PKGS[@]}" >&2
-  fi
-}
+install_pkgs() { install_packages "${PKGS[@]}" >&2; }
 
 cmd_build() {
   local out=${1:?usage: build OUT_DIR} sum want src tree t ver ldf
   mkdir -p "$out"; out=$(cd "$out" && pwd)
   src=${SRC_DIR:-$(dirname "$(dirname "$out")")/ceph-csi-src}
-  sum=$(archive_sum); want=$(want_stamp "$sum")
+  sum=$(checked_archive "$CEPH_CSI_ARCHIVE"); want=$(want_stamp "$sum")
   if [ -x "$out/cephcsi" ] && [ "$(cat "$out/.cephcsi.version" 2>/dev/null)" = "$want" ]; then
     log "cephcsi: $NAME (tags $GO_TAGS) already built"; return 0
   fi
@@ -106,6 +88,6 @@ cmd_build() {
 
 case "${1:-}" in
   build) shift; cmd_build "$@" ;;
-  version) want_stamp "$(archive_sum)" ;;
+  version) want_stamp "$(checked_archive "$CEPH_CSI_ARCHIVE")" ;;
   *) sed -n '2,30p' "$0"; exit 2 ;;
 esac

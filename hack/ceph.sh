@@ -40,20 +40,9 @@ die() { log "ERROR: $*"; exit 1; }
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.1f", b-a}'; }
 
-cmd_install() {
-  if [ "$(dpkg-query -W -f='${Status}\n' "${PKGS[@]}" 2>/dev/null | grep -c 'install ok installed')" -eq "${#PKGS[@]}" ]; then
-    log "packages already installed"; return 0
-  fi
-  [ "$(id -u)" = 0 ] || die "install needs root"
-  # Never let postinst scripts start daemons (no systemd here).
-  local created_policy=0
-  if [ ! -e /usr/sbin/policy-rc.d ]; then
-    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d; chmod +x /usr/sbin/policy-rc.d; created_policy=1
-  fi
-  apt-get update -qq || true
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${PKGS[@]}"
-  if [ "$created_policy" = 1 ]; then rm -f /usr/sbin/policy-rc.d; fi
-}
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+cmd_install() { install_packages "${PKGS[@]}"; }
 
 # admin DIR ARGS...: the ceph CLI as client.admin, with a deadline (a cluster that lost its mon
 # would otherwise make every call hang).

@@ -48,33 +48,9 @@ die() { log "ERROR: $*"; exit 1; }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.1fs", b-a}'; }
 
-cmd_install() {
-  if [ "$(dpkg-query -W -f='${Status}\n' "${PKGS[@]}" 2>/dev/null | grep -c 'install ok installed')" -eq "${#PKGS[@]}" ]; then
-    log "packages already installed"; return 0
-  fi
-  [ "$(id -u)" = 0 ] || die "install needs root"
-  # No systemd here, and rpcbind's postinst would start it on every interface: no package script may
-  # start a daemon.
-  local created_policy=0
-  if [ ! -e /usr/sbin/policy-rc.d ]; then
-    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d; chmod +x /usr/sbin/policy-rc.d; created_policy=1
-  fi
-  apt-get update -qq || true
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${PKGS[@]}"
-  if [ "$created_policy" = 1 ]; then rm -f /usr/sbin/policy-rc.d; fi
-}
-
-# checked ARCHIVE: dies unless ARCHIVE's sha256 is the one SHA256SUMS beside it lists; prints it.
-checked() {
-  local a=$1 sums want got
-  sums=$(dirname "$a")/SHA256SUMS
-  [ -r "$a" ] || die "no archive $a"
-  want=$(awk -v f="$(basename "$a")" '$2 == f || $2 == "*"f {print $1}' "$sums" 2>/dev/null)
-  [ -n "$want" ] || die "$(basename "$a") is not listed in $sums"
-  got=$(sha256sum "$a" | cut -d' ' -f1)
-  [ "$got" = "$want" ] || die "sha256 mismatch for $a: $got, SHA256SUMS says $want"
-  echo "$got"
-}
+# shellcheck source=lib.sh
+. "$ROOT/hack/lib.sh"
+cmd_install() { install_packages "${PKGS[@]}"; }
 
 # unpack ARCHIVE DIR: ARCHIVE's one folder, unpacked afresh under DIR; prints its path.
 unpack() {
@@ -88,7 +64,7 @@ unpack() {
 cmd_build() {
   local out=${1:?usage: nfs.sh build OUT_DIR} stamp src t
   mkdir -p "$out"; out=$(cd "$out" && pwd)
-  stamp="fuse-nfs $(checked "$FUSE_NFS_ARCHIVE") nfsplugin $(checked "$NFS_CSI_ARCHIVE") $(go env GOVERSION)"
+  stamp="fuse-nfs $(checked_archive "$FUSE_NFS_ARCHIVE") nfsplugin $(checked_archive "$NFS_CSI_ARCHIVE") $(go env GOVERSION)"
   if [ -x "$out/fuse-nfs" ] && [ -x "$out/nfsplugin" ] && [ "$(cat "$out/.nfs.version" 2>/dev/null)" = "$stamp" ]; then
     log "fuse-nfs and nfsplugin up to date in $out"; return 0
   fi

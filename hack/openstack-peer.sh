@@ -321,17 +321,7 @@ EOF
     local CEPH_CONF CEPH_FS CEPH_MANILA_ID
     # shellcheck disable=SC1090
     . "$CEPH_ENV"
-    cat >> "$D/manila/manila.conf" <<EOF
-[cephfs_native]
-share_backend_name = cephfs_native
-share_driver = manila.share.drivers.cephfs.driver.CephFSDriver
-driver_handles_share_servers = False
-cephfs_protocol_helper_type = CEPHFS
-cephfs_conf_path = $CEPH_CONF
-cephfs_auth_id = $CEPH_MANILA_ID
-cephfs_cluster_name = ceph
-cephfs_filesystem_name = $CEPH_FS
-EOF
+    cephfs_backend_conf cephfs_native CEPHFS >> "$D/manila/manila.conf"
     if [ -n "$NFS_ENV" ]; then
       local NFS_DIR
       # shellcheck disable=SC1090
@@ -339,16 +329,7 @@ EOF
       # The helper writes an export file per share under ganesha_export_dir and adds it over D-Bus;
       # its export ids are kept in ganesha_db_path (the sqlite3 CLI). No RADOS store: the files are
       # the record. cephfs_nfs_cluster_id stays unset: the mgr `nfs` module needs an orchestrator.
-      cat >> "$D/manila/manila.conf" <<EOF
-[cephfs_nfs]
-share_backend_name = cephfs_nfs
-share_driver = manila.share.drivers.cephfs.driver.CephFSDriver
-driver_handles_share_servers = False
-cephfs_protocol_helper_type = NFS
-cephfs_conf_path = $CEPH_CONF
-cephfs_auth_id = $CEPH_MANILA_ID
-cephfs_cluster_name = ceph
-cephfs_filesystem_name = $CEPH_FS
+      { cephfs_backend_conf cephfs_nfs NFS; cat <<EOF
 cephfs_ganesha_server_ip = 127.0.0.1
 cephfs_ganesha_server_is_remote = False
 ganesha_config_dir = $NFS_DIR
@@ -357,8 +338,25 @@ ganesha_export_dir = $NFS_DIR/export.d
 ganesha_db_path = $NFS_DIR/manila-ganesha.db
 ganesha_rados_store_enable = False
 EOF
+      } >> "$D/manila/manila.conf"
     fi
   fi
+}
+
+# cephfs_backend_conf NAME PROTOCOL: the section of a backend of Manila's own CephFS driver with the
+# protocol helper PROTOCOL (CEPHFS or NFS) on the Ceph of CEPH_ENV (already read).
+cephfs_backend_conf() {
+  cat <<EOF
+[$1]
+share_backend_name = $1
+share_driver = manila.share.drivers.cephfs.driver.CephFSDriver
+driver_handles_share_servers = False
+cephfs_protocol_helper_type = $2
+cephfs_conf_path = $CEPH_CONF
+cephfs_auth_id = $CEPH_MANILA_ID
+cephfs_cluster_name = ceph
+cephfs_filesystem_name = $CEPH_FS
+EOF
 }
 
 # Every eventlet-importing CLI (keystone-manage, manila-manage) prints a harmless 6-line
