@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,8 +80,20 @@ func (cp *ControlPlane) WaitForCondition(t testing.TB, condType string, status o
 // WaitForConditionWithin is WaitForCondition with its own deadline.
 func (cp *ControlPlane) WaitForConditionWithin(t testing.TB, timeout time.Duration, condType string, status operatorv1.ConditionStatus) operatorv1.OperatorCondition {
 	t.Helper()
+	return cp.WaitForConditionNaming(t, timeout, condType, status, "")
+}
+
+// WaitForConditionNaming is WaitForConditionWithin for a condition whose message contains named: an
+// earlier cause of the same status (a guest API server's RBAC still filling after its restart) is
+// waited out, not taken for the one the test brought about.
+func (cp *ControlPlane) WaitForConditionNaming(t testing.TB, timeout time.Duration, condType string, status operatorv1.ConditionStatus, named string) operatorv1.OperatorCondition {
+	t.Helper()
 	var found operatorv1.OperatorCondition
-	Eventually(t, timeout, fmt.Sprintf("condition %s=%s", condType, status), func(ctx context.Context) error {
+	what := fmt.Sprintf("condition %s=%s", condType, status)
+	if named != "" {
+		what += " naming " + named
+	}
+	Eventually(t, timeout, what, func(ctx context.Context) error {
 		driver, err := cp.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
 		if err != nil {
 			return err
@@ -89,7 +102,7 @@ func (cp *ControlPlane) WaitForConditionWithin(t testing.TB, timeout time.Durati
 		if c == nil {
 			return fmt.Errorf("no condition %s; have %v", condType, driver.Status.Conditions)
 		}
-		if c.Status != status {
+		if c.Status != status || !strings.Contains(c.Message, named) {
 			return fmt.Errorf("%s is %s (%s: %s)", condType, c.Status, c.Reason, c.Message)
 		}
 		found = *c

@@ -301,10 +301,7 @@ func TestHostedGuestFaults(t *testing.T) {
 	if err := hw.Kube.CoreV1().Secrets(hw.HCPNamespace).Delete(ctx, names.CloudCredentialsSecret, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	cond := hw.Guest.WaitForConditionWithin(t, afterGuestOutage, secretsync.ConditionDegraded, operatorv1.ConditionTrue)
-	if !strings.Contains(cond.Message, hw.HCPNamespace+"/"+names.CloudCredentialsSecret) {
-		t.Errorf("%s message %q does not name %s/%s", secretsync.ConditionDegraded, cond.Message, hw.HCPNamespace, names.CloudCredentialsSecret)
-	}
+	hw.Guest.WaitForConditionNaming(t, afterGuestOutage, secretsync.ConditionDegraded, operatorv1.ConditionTrue, hw.HCPNamespace+"/"+names.CloudCredentialsSecret)
 	if _, err := hw.Guest.Kube.CoreV1().Secrets(names.OperandNamespace).Get(ctx, names.DriverSecret, metav1.GetOptions{}); err != nil {
 		t.Errorf("the driver secret with the credentials gone: %v", err)
 	}

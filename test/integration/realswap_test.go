@@ -519,6 +519,12 @@ func waitsForKilledHolder(t *testing.T, killed *coordinationv1.Lease) {
 // predecessor g writes: nothing of this operator's is left after a rollback.
 func waitForOnlyPredecessorConditions(t *testing.T, cp *framework.ControlPlane, g predecessor.Generation) {
 	t.Helper()
+	since, waited := time.Now().Add(-time.Minute), false
+	defer func() {
+		if !waited {
+			logStatusWriters(t, cp, since)
+		}
+	}()
 	framework.Eventually(t, csoSwapTimeout, g.Name+"'s conditions only", func(ctx context.Context) error {
 		cr, err := cp.Operator.OperatorV1().ClusterCSIDrivers().Get(ctx, names.CSIDriverName, metav1.GetOptions{})
 		if err != nil {
@@ -535,6 +541,43 @@ func waitForOnlyPredecessorConditions(t *testing.T, cp *framework.ControlPlane, 
 		}
 		return nil
 	})
+	waited = true
+}
+
+// logStatusWriters logs who wrote the ClusterCSIDriver of cp since then, from its audit log: where a
+// condition nobody should write any more came from.
+func logStatusWriters(t *testing.T, cp *framework.ControlPlane, since time.Time) {
+	t.Helper()
+	events, err := framework.ReadAudit(cp.AuditLogPath(), since)
+	if err != nil {
+		t.Logf("reading the audit log: %v", err)
+		return
+	}
+	var lines []string
+	for _, e := range events {
+		if e.Write() && e.ObjectRef.Resource == "clustercsidrivers" {
+			lines = append(lines, e.String())
+		}
+	}
+	t.Logf("writes to ClusterCSIDriver %s since %s:\n%s", names.CSIDriverName, since.Format("15:04:05.000"), strings.Join(lines, "\n"))
+	cr, err := cp.Operator.OperatorV1().ClusterCSIDrivers().Get(context.Background(), names.CSIDriverName, metav1.GetOptions{})
+	if err != nil {
+		t.Logf("reading ClusterCSIDriver %s: %v", names.CSIDriverName, err)
+		return
+	}
+	var owners []string
+	for _, m := range cr.ManagedFields {
+		var owned []string
+		for _, c := range cr.Status.Conditions {
+			if m.FieldsV1 != nil && strings.Contains(string(m.FieldsV1.Raw), `"type":"`+c.Type+`"`) {
+				owned = append(owned, c.Type)
+			}
+		}
+		if len(owned) > 0 {
+			owners = append(owners, fmt.Sprintf("%s (%s %s at %s): %v", m.Manager, m.Operation, m.Subresource, m.Time.Format("15:04:05"), owned))
+		}
+	}
+	t.Logf("who owns each condition of ClusterCSIDriver %s now:\n%s", names.CSIDriverName, strings.Join(owners, "\n"))
 }
 
 // csoReadsManilaAvailable is nil when CSO's Storage CR reads the Manila driver Available.
