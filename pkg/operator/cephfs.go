@@ -10,7 +10,10 @@ import (
 	dc "github.com/openshift/library-go/pkg/operator/deploymentcontroller"
 	"github.com/openshift/library-go/pkg/operator/events"
 	"github.com/openshift/library-go/pkg/operator/resource/resourceapply"
+	"github.com/openshift/library-go/pkg/operator/resource/resourceread"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/informers"
 
 	"github.com/manila-csi/manila-csi-driver-operator/assets"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
@@ -18,6 +21,7 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/conditiontypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/contentwatch"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/cephfs"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/nodeupdates"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/extramounts"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
@@ -33,6 +37,7 @@ const (
 	cephFSControllerServiceController   = "ManilaCephFSDriverControllerServiceController"
 	cephFSNodeServiceController         = "ManilaCephFSDriverNodeServiceController"
 	cephCSINodeServiceController        = "CephCSIDriverNodeServiceController"
+	cephCSINodeUpdateController         = "CephCSINodeUpdateController"
 	cephFSServiceMonitorController      = "ManilaCephFSDriverServiceMonitorController"
 	cephFSDriverContainer               = "csi-driver"
 	cephFSControllerCephCSIContainer    = "csi-driver-cephfs"
@@ -41,7 +46,15 @@ const (
 // cephFSInstanceConditions are the condition types of the CephFS instance's controllers.
 var cephFSInstanceConditions = conditiontypes.New(
 	optionalWorkloadConditions(cephFSControllerServiceController, cephFSNodeServiceController, cephCSINodeServiceController),
-	conditiontypes.Degraded(cephFSStaticResourcesController, cephFSVolumeSnapshotClassController, cephFSServiceMonitorController))
+	conditiontypes.Degraded(cephFSStaticResourcesController, cephFSVolumeSnapshotClassController, cephFSServiceMonitorController),
+	cephCSINodeUpdateWrites.Types())
+
+// cephCSINodeUpdateWrites are the types of the instance's report of nodes on an older ceph-csi pod.
+var cephCSINodeUpdateWrites = conditiontypes.New([]string{nodeupdates.ConditionPending(cephCSINodeUpdateController)})
+
+// cephCSIReplaced is what replacing a node's ceph-csi pod does, for nodeupdates' message.
+const cephCSIReplaced = "the old pod's end ends the ceph-fuse mounts it serves, and a pod using one reads " +
+	"\"transport endpoint is not connected\" until it is recreated (kernel mounts stay)"
 
 // CephFSMetricsCertSecret is the serving-cert Secret service-ca issues for the CephFS controller's
 // metrics Service (assets/cephfs_service.yaml), as MetricsCertSecret is the NFS controller's; its hash
@@ -74,15 +87,19 @@ func CephFSWorkloadHooks(in WorkloadInputs, image hooks.CephCSIImage) InstanceHo
 // cephFSInstance is one run of the CephFS instance: a second library-go CSI controller set (static
 // objects with the controller's metrics Service, VolumeSnapshotClass, ServiceMonitor, controller
 // Deployment, Manila CephFS node DaemonSet) and library-go's node service controller for ceph-csi's
-// DaemonSet.
+// DaemonSet, with this operator's report of the nodes on an older ceph-csi pod (nodeupdates) and the
+// informers of ceph-csi's pods and revisions it reads, which run only with the instance.
 type cephFSInstance struct {
-	set     *csicontrollerset.CSIControllerSet
-	cephCSI factory.Controller
+	set              *csicontrollerset.CSIControllerSet
+	cephCSI, updates factory.Controller
+	cephCSIPods      informers.SharedInformerFactory
 }
 
 func (i cephFSInstance) Start(ctx context.Context) {
 	i.set.Run(ctx, 1)
 	go i.cephCSI.Run(ctx, 1)
+	i.cephCSIPods.Start(ctx.Done())
+	go i.updates.Run(ctx, 1)
 }
 
 // newCephFSController returns the controller that runs and removes the CephFS instance (standalone).
@@ -103,6 +120,7 @@ func newCephFSController(c *clients, recorder events.Recorder, render resourceap
 	h := CephFSWorkloadHooks(in, image)
 	node, cephCSINode := h.Node(assets.CephFSNodeDaemonSet), h.Node(assets.CephCSINodeDaemonSet)
 	cephCSIManifest := mustRender(render, cephCSINode.Asset)
+	cephCSIPodLabels := podLabels(cephCSIManifest)
 	never := func() bool { return false }
 	status := optionalInstanceClient{condition.Declared(c.operatorClient, cephFSInstanceConditions)}
 	newInstance := func() cephfs.Instance {
@@ -118,7 +136,16 @@ func newCephFSController(c *clients, recorder events.Recorder, render resourceap
 				operandInformers, slices.Clone(node.Informers), node.Hooks...)
 		cephCSI := csidrivernodeservicecontroller.NewCSIDriverNodeServiceController(cephCSINodeServiceController,
 			cephCSIManifest, recorder, status, c.kube, daemonSets, slices.Clone(cephCSINode.Informers), cephCSINode.Hooks...)
-		return cephFSInstance{set: set, cephCSI: cephCSI}
+		pods := informers.NewSharedInformerFactoryWithOptions(c.kube, resync, informers.WithNamespace(names.OperandNamespace),
+			informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = cephCSIPodLabels }))
+		updates := nodeupdates.NewController(nodeupdates.Deps{
+			Name: cephCSINodeUpdateController, Namespace: names.OperandNamespace, DaemonSet: string(extramounts.CephCSINodePlugin),
+			Consequence:    cephCSIReplaced,
+			OperatorClient: condition.Declared(c.operatorClient, cephCSINodeUpdateWrites),
+			DaemonSets:     daemonSets, Revisions: pods.Apps().V1().ControllerRevisions(), Pods: pods.Core().V1().Pods(),
+			Recorder: recorder,
+		})
+		return cephFSInstance{set: set, cephCSI: cephCSI, updates: updates, cephCSIPods: pods}
 	}
 	return cephfs.NewController(cephfs.Deps{
 		OperatorClient:     condition.Declared(c.operatorClient, cephFSWrites),
@@ -147,4 +174,10 @@ func newCephFSController(c *clients, recorder events.Recorder, render resourceap
 			OwnerLabel:     labels.SelectorFromSet(labels.Set{classplan.OwnerLabel: classplan.OwnerLabelValue}),
 		},
 	})
+}
+
+// podLabels is the selector of the DaemonSet in manifest, as a list option: its pods and its
+// ControllerRevisions (which carry its template's labels) only.
+func podLabels(manifest []byte) string {
+	return labels.SelectorFromSet(resourceread.ReadDaemonSetV1OrDie(manifest).Spec.Selector.MatchLabels).String()
 }
