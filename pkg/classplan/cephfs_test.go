@@ -578,3 +578,29 @@ func TestOpenToAnyHostIsNFSOnly(t *testing.T) {
 		t.Errorf("ready %d held %v", len(ready), held)
 	}
 }
+
+// A CephFS class gets the kernel mounter unless the config names one, for its type or by default; an
+// NFS class never gets a mounter.
+func TestCephFSMounterDefault(t *testing.T) {
+	for _, tc := range []struct {
+		name, config string
+		want         string
+	}{
+		{name: "none configured", config: "storageClasses: {}", want: "kernel"},
+		{name: "fuse by default", config: "storageClasses: {defaults: {cephfs-mounter: fuse}}", want: "fuse"},
+		{name: "fuse for the type", config: "storageClasses: {defaults: {cephfs-mounter: kernel}, shareTypes: {ceph: {cephfs-mounter: fuse}}}", want: "fuse"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wanted, _ := DesiredFor([]manilatypes.ShareType{protocolType("2", "ceph", "CEPHFS"), protocolType("1", "plain", "NFS")}, mustConfig(t, tc.config), true, nil)
+			got := map[string]string{}
+			for _, w := range wanted {
+				if m, ok := w.Class.Parameters["cephfs-mounter"]; ok {
+					got[w.Class.Name] = m
+				}
+			}
+			if want := map[string]string{"manila-cephfs-ceph": tc.want}; !maps.Equal(got, want) {
+				t.Errorf("mounters %v, want %v", got, want)
+			}
+		})
+	}
+}

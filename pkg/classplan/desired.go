@@ -219,6 +219,7 @@ func classFor(st manilatypes.ShareType, name string, settings operatorconfig.Sto
 	case ProtocolCephFS:
 		// nfs-shareClient and mountOptions are NFS settings (nfsvers=4.1 breaks a CephFS mount): the
 		// CephFS mount is the cephfs-* parameters' business.
+		params[parameterCephFSMounter] = defaultCephFSMounter
 		setIf(parameterCephFSMounter, s.CephFSMounter)
 		setIf(parameterCephFSClientID, s.CephFSClientID)
 		setIf(parameterCephFSKernelMountOptions, s.CephFSKernelMountOptions)

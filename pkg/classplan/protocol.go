@@ -28,9 +28,14 @@ const (
 // class the operator adopts.
 const ProtocolAnnotation = "manila.csi.openstack.org/protocol"
 
-// CephFS class parameters of manila-csi-plugin; set only from the config, on CephFS classes only.
+// CephFS class parameters of manila-csi-plugin; set from the config, on CephFS classes only.
 const (
-	parameterCephFSMounter            = "cephfs-mounter"
+	parameterCephFSMounter = "cephfs-mounter"
+	// defaultCephFSMounter is the mounter of a class the config gives none, in place of the driver's
+	// own default (fuse): every OpenShift node (RHCOS, RHEL) has the CephFS kernel client, whose mounts
+	// are the kernel's and survive a restart of ceph-csi, while a ceph-fuse mount lives in ceph-csi's
+	// container and ends with its pod.
+	defaultCephFSMounter              = "kernel"
 	parameterCephFSClientID           = "cephfs-clientID"
 	parameterCephFSKernelMountOptions = "cephfs-kernelMountOptions"
 	parameterCephFSFuseMountOptions   = "cephfs-fuseMountOptions"

@@ -64,6 +64,10 @@ func TestE2ECephFS(t *testing.T) {
 	if pv.Spec.CSI.Driver != cephfs.DriverName {
 		t.Fatalf("PV %s of driver %s", pv.Name, pv.Spec.CSI.Driver)
 	}
+	// The volume keeps its class's mounter (what docs/configuration.md says of a class changed later).
+	if m := pv.Spec.CSI.VolumeAttributes["cephfs-mounter"]; m != "kernel" {
+		t.Errorf("PV %s volume attribute cephfs-mounter %q, want the class's kernel (attributes %v)", pv.Name, m, pv.Spec.CSI.VolumeAttributes)
+	}
 	shareID := pv.Spec.CSI.VolumeHandle
 	share := w.WaitForShareAvailable(t, shareID)
 	if share.ShareProto != "CEPHFS" || share.ShareTypeName != cephFSType.Name {
