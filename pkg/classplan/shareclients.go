@@ -64,6 +64,19 @@ func substitute(list *string, cidrs []string) *string {
 	return &joined
 }
 
+// NamesShareClients reports whether some nfs-shareClient setting lists hosts.
+func NamesShareClients(settings operatorconfig.StorageClasses) bool {
+	if settings.Defaults.NFSShareClient != nil && *settings.Defaults.NFSShareClient != "" {
+		return true
+	}
+	for _, s := range settings.ShareTypes {
+		if s.NFSShareClient != nil && *s.NFSShareClient != "" {
+			return true
+		}
+	}
+	return false
+}
+
 func namesMachineNetwork(list *string) bool {
 	return list != nil && slices.Contains(splitClients(*list), machinenetwork.Keyword)
 }

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/storageclasses"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
@@ -104,6 +105,10 @@ func TestE2ENFSMounted(t *testing.T) {
 
 	nodeA := w.StartNode(t, framework.NodeOptions{NFS: true, Name: "e2e-nfs-a"})
 	nodeB := w.StartNode(t, framework.NodeOptions{NFS: true, Name: "e2e-nfs-b"})
+	// Their Node objects, with the address a kubelet reports: the one they reach the NFS server from.
+	for _, n := range []string{"e2e-nfs-a", "e2e-nfs-b"} {
+		w.CreateNode(t, n, corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: "127.0.0.1"})
+	}
 	kA, kB := nfsKubelet(t, w, nodeA), nfsKubelet(t, w, nodeB)
 	targetA := nfsMountOn(t, nodeA, kA, pv, "pod-a", exportPath)
 	targetB := nfsMountOn(t, nodeB, kB, pv, "pod-b", exportPath)
@@ -155,6 +160,18 @@ func TestE2ENFSMounted(t *testing.T) {
 			t.Fatalf("publish of a share open to %s only: %v; want the server's refusal (MNT3ERR_ACCES)", nfsElsewhere, err)
 		}
 		t.Logf("publish of claim %s (class %s, nfs-shareClient %s) refused: %v", refusedClaim.Name, elsewhereClass.Name, nfsElsewhere, err)
+		// The operator said so before the mount: the class, its rule and the nodes it shuts out.
+		excluded := w.WaitForConditionNaming(t, framework.DefaultTimeout, storageclasses.ConditionNodesExcluded, operatorv1.ConditionTrue,
+			"StorageClass "+elsewhereClass.Name+" ")
+		for _, want := range []string{"nfs-shareClient " + nfsElsewhere, "e2e-nfs-a", "e2e-nfs-b"} {
+			if !strings.Contains(excluded.Message, want) {
+				t.Errorf("%s message %q does not name %s", excluded.Type, excluded.Message, want)
+			}
+		}
+		if strings.Contains(excluded.Message, "StorageClass "+class.Name+" ") {
+			t.Errorf("%s message %q names class %s, whose machine network admits the nodes", excluded.Type, excluded.Message, class.Name)
+		}
+		t.Logf("%s: %s", excluded.Type, excluded.Message)
 		checkShareRulesAre(t, w, rshare.ID, nfsElsewhere)
 		if mounted := nfsMountsOf(t, nodeA, kA.TargetPath(rpv, "pod-refused")); len(mounted) > 0 {
 			t.Fatalf("a refused publish left a mount: %v", mounted)

@@ -7,6 +7,7 @@ import (
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/events"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/klog/v2"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
@@ -22,6 +23,9 @@ const (
 	ConditionOpenNFSAccess = ControllerName + "OpenNFSAccess"
 	// ConditionProgressing is True while classes wait for the machine network to be known.
 	ConditionProgressing = ControllerName + "Progressing"
+	// ConditionNodesExcluded lists the classes whose nfs-shareClient admits no InternalIP of some
+	// Nodes (removed when none): a mount there is refused by the NFS server.
+	ConditionNodesExcluded = ControllerName + "NodesExcluded"
 )
 
 // nfsAccess is what one sync found about the classes' NFS access lists.
@@ -32,6 +36,8 @@ type nfsAccess struct {
 	held []string
 	// open are the classes the operator owns or will write whose shares any host may mount.
 	open []string
+	// excluding are those whose nfs-shareClient admits no InternalIP of some Nodes.
+	excluding []classplan.Exclusion
 }
 
 // resolveShareClients returns the class settings with machineNetwork resolved, and the resolution.
@@ -46,10 +52,27 @@ func (c *Controller) resolveShareClients(settings operatorconfig.StorageClasses)
 	return classplan.WithMachineNetwork(settings, r.CIDRs), &r, nil
 }
 
-// usesMachineNetwork tells the Node event filter whether node addresses matter now.
-func (c *Controller) usesMachineNetwork() bool {
+// judgesNodeAddresses tells the Node event filter whether node addresses matter now: while the config
+// names the machine network, or any class's NFS access list (whose nodes it may exclude).
+func (c *Controller) judgesNodeAddresses() bool {
 	cfg, _ := c.config.Current()
-	return cfg != nil && classplan.UsesMachineNetwork(cfg.StorageClasses)
+	return cfg != nil && (classplan.UsesMachineNetwork(cfg.StorageClasses) || classplan.NamesShareClients(cfg.StorageClasses))
+}
+
+// excludingClasses returns the classes the operator owns or will write whose nfs-shareClient admits
+// no InternalIP of some Nodes (a conflict's class is not the operator's).
+func (c *Controller) excludingClasses(wanted []classplan.Wanted, conflicts []string) ([]classplan.Exclusion, error) {
+	nodes, err := c.machineNetwork.nodes.List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	ips := map[string][]string{}
+	for _, n := range nodes {
+		ips[n.Name] = machinenetwork.NodeInternalIPs(n)
+	}
+	return slices.DeleteFunc(classplan.Excluding(wanted, ips), func(e classplan.Exclusion) bool {
+		return slices.Contains(conflicts, e.Class)
+	}), nil
 }
 
 // openClasses returns, sorted, the classes the operator owns or will write whose shares any host may
@@ -66,6 +89,9 @@ func accessEvents(a nfsAccess) []event {
 	var out []event
 	if len(a.open) > 0 {
 		out = append(out, event{warning: true, reason: "StorageClassOpenToAnyHost", message: classplan.OpenToAnyHostMessage(a.open)})
+	}
+	if len(a.excluding) > 0 {
+		out = append(out, event{warning: true, reason: "StorageClassExcludesNodes", message: classplan.ExcludingMessage(a.excluding)})
 	}
 	if r := a.resolution; r != nil {
 		if r.Fallback != "" {
@@ -112,7 +138,12 @@ func accessConditions(a nfsAccess) []condition.Change {
 		open = operatorv1.OperatorCondition{Type: ConditionOpenNFSAccess, Status: operatorv1.ConditionTrue,
 			Reason: "OpenToAnyHost", Message: classplan.OpenToAnyHostMessage(a.open)}
 	}
-	return []condition.Change{condition.Set(progressing), trueOrRemoved(open)}
+	excluded := operatorv1.OperatorCondition{Type: ConditionNodesExcluded}
+	if len(a.excluding) > 0 {
+		excluded = operatorv1.OperatorCondition{Type: ConditionNodesExcluded, Status: operatorv1.ConditionTrue,
+			Reason: "NFSAccessExcludesNodes", Message: classplan.ExcludingMessage(a.excluding)}
+	}
+	return []condition.Change{condition.Set(progressing), trueOrRemoved(open), trueOrRemoved(excluded)}
 }
 
 // trueOrRemoved sets a condition that is only ever True, or removes it when its status is empty: a

@@ -88,6 +88,7 @@ func newWorld(t *testing.T, types []manilatypes.ShareType) *world {
 		reported:       map[string]bool{},
 		recent:         recentOver(w.classes),
 		claims:         w.claims,
+		machineNetwork: machineNetworkInputs{nodes: corev1listers.NewNodeLister(indexer())},
 	}
 	w.config("")
 	return w

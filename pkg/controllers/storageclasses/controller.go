@@ -49,7 +49,7 @@ const (
 
 // ConditionTypes are the condition types the controller writes.
 func ConditionTypes() []string {
-	return []string{ConditionDegraded, ConditionStale, ConditionNotAdopted, ConditionOpenNFSAccess, ConditionProgressing, ConditionCephFSRetained}
+	return []string{ConditionDegraded, ConditionStale, ConditionNotAdopted, ConditionOpenNFSAccess, ConditionNodesExcluded, ConditionProgressing, ConditionCephFSRetained}
 }
 
 // Controller keeps one StorageClass per Manila share type and protocol: an NFS class (csi-manila-*)
@@ -59,7 +59,8 @@ func ConditionTypes() []string {
 // Watches: each successful share-type listing of the Manila controller (no OpenStack request of its
 // own), StorageClasses named csi-manila-* or manila-cephfs-* or carrying its owner label, the operator
 // ConfigMap and the ClusterCSIDriver (spec.storageClassState); for nfs-shareClient: machineNetwork,
-// ConfigMap kube-system/cluster-config-v1 and the Nodes' InternalIP addresses (only changes of those);
+// ConfigMap kube-system/cluster-config-v1; while any nfs-shareClient is set (machineNetwork
+// included), the Nodes' InternalIP addresses (only changes of those);
 // while one of its CephFS classes is being retired (cephfs.enabled false), PersistentVolumeClaims
 // naming a manila-cephfs-* class (created or deleted only), through a watch that runs only then
 // (claimwatch): the cluster's claims are not cached otherwise.
@@ -68,7 +69,8 @@ func ConditionTypes() []string {
 // changes nothing writes nothing; a class it just created is read back from client-go's mutation cache
 // until the informer shows it), conditions StorageClassControllerDegraded,
 // StorageClassControllerStale, StorageClassControllerProgressing,
-// StorageClassControllerOpenNFSAccess and StorageClassControllerCephFSRetained, events, and metric
+// StorageClassControllerOpenNFSAccess, StorageClassControllerNodesExcluded (NFS classes whose
+// nfs-shareClient admits no InternalIP of some Nodes) and StorageClassControllerCephFSRetained, events, and metric
 // storage_classes (classes by state).
 //
 // Adoption: a class without the owner label whose provisioner is the driver, whose `type` names a
@@ -164,7 +166,7 @@ func NewController(d Deps) factory.Controller {
 		WithFilteredEventsInformers(ours, d.StorageClasses.Informer()).
 		WithFilteredEventsInformers(factory.NamesFilter(operatorconfig.ConfigMapName, operatorconfig.LegacyConfigMapName), d.ConfigMaps.Informer()).
 		WithInformers(d.ClusterCSIDriverInformer, d.InstallConfig.Informer(),
-			&addressEvents{informer: d.Nodes.Informer(), wanted: c.usesMachineNetwork}).
+			&addressEvents{informer: d.Nodes.Informer(), wanted: c.judgesNodeAddresses}).
 		ToController(ControllerName, recorder)
 }
 
@@ -282,6 +284,9 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 	})
 	if state != operatorv1.RemovedStorageClass {
 		access.open = openClasses(wanted, plan.Conflicts)
+		if access.excluding, err = c.excludingClasses(wanted, plan.Conflicts); err != nil {
+			return err
+		}
 	}
 	applyErr := c.apply(ctx, syncCtx.Recorder(), plan.Actions)
 	c.counting.Store(len(c.absent) > 0)
