@@ -313,6 +313,29 @@ func (c *CSO) Restart(t testing.TB, env map[string]string) {
 	if err := c.start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	// The new process leads only once the old one's lease is free: at once when the old one released
+	// it, after the lease runs out (library-go's 137 s, then a jittered retry) when its release failed
+	// (a renewal in flight at SIGTERM makes it conflict). What a test times after the restart is then
+	// CSO's work, not its lease.
+	marker := fmt.Sprintf("==== start %d\n", c.restarts)
+	Eventually(t, csoLeaseTimeout, "CSO's start "+fmt.Sprint(c.restarts)+" holding its lease", func(context.Context) error {
+		_, since, _ := strings.Cut(c.Log(), marker)
+		if !strings.Contains(strings.ToLower(since), "successfully acquired lease") {
+			return fmt.Errorf("not yet; CSO's log of this start ends: %s", lastLines(since, 3))
+		}
+		return nil
+	})
+}
+
+// csoLeaseTimeout bounds CSO's wait for its own lease after a restart: a lease its previous process
+// failed to release runs out after 137 s, and the next try comes within 2.2 retry periods (26 s each);
+// a minute more for a loaded machine.
+const csoLeaseTimeout = 137*time.Second + 58*time.Second + time.Minute
+
+// lastLines is the last n lines of text, on one line.
+func lastLines(text string, n int) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], " | ")
 }
 
 // SetOperatorImage restarts CSO with MANILA_DRIVER_OPERATOR_IMAGE=image: the release swap of the

@@ -73,6 +73,7 @@ func watchConditions(t *testing.T, match func(operatorv1.OperatorCondition) bool
 // never shows a Degraded condition: waiting for the TLS profile is not a failure.
 func TestFreshStartShowsNoDegraded(t *testing.T) {
 	world.ResetOperand(t)
+	world.ResetStorageClasses(t)
 	createShareType(t, framework.ShareTypeSpec{Name: "default"})
 	world.CreateClusterCSIDriver(t, operatorv1.Managed)
 	degraded := watchDegraded(t)

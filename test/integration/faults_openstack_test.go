@@ -127,6 +127,7 @@ func TestKubeAPIServerRestartMidRun(t *testing.T) {
 // Manila, and the operand is kept so pods can unmount; registered again, Disabled goes away.
 func TestManilaRemovedAfterFound(t *testing.T) {
 	world.ResetOperand(t)
+	world.ResetStorageClasses(t) // an earlier test's classes of another "default" type would be in the way
 	world.OperandPodsReady(t) // Disabled goes only once the driver is Available
 	createShareType(t, framework.ShareTypeSpec{Name: "default"})
 	world.CreateClusterCSIDriver(t, operatorv1.Managed)

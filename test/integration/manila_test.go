@@ -115,6 +115,7 @@ func TestManilaPresentInstallsOperand(t *testing.T) {
 // Manila is noticed by the next poll, which removes Disabled and installs the operand.
 func TestNoManilaServiceThenRegistered(t *testing.T) {
 	world.ResetOperand(t)
+	world.ResetStorageClasses(t)
 	world.OperandPodsReady(t) // Disabled goes only once the driver is Available
 	createShareType(t, framework.ShareTypeSpec{Name: "default"})
 	ctx := context.Background()
@@ -157,6 +158,7 @@ func TestNoManilaServiceThenRegistered(t *testing.T) {
 // Manila with no share types is Disabled with reason NoShareTypes until a type is created.
 func TestNoShareTypes(t *testing.T) {
 	world.ResetOperand(t)
+	world.ResetStorageClasses(t)
 	world.OperandPodsReady(t) // Disabled goes only once the driver is Available
 	world.CreateClusterCSIDriver(t, operatorv1.Managed)
 	world.RunOperator(t)
@@ -174,6 +176,7 @@ func TestNoShareTypes(t *testing.T) {
 // period, and recovery clears it.
 func TestOpenStackOutageDegradesButNeverDisables(t *testing.T) {
 	world.ResetOperand(t)
+	world.ResetStorageClasses(t)
 	createShareType(t, framework.ShareTypeSpec{Name: "default"})
 	world.CreateClusterCSIDriver(t, operatorv1.Managed)
 	op := world.RunOperator(t)

@@ -152,6 +152,7 @@ func TestUnrelatedObjectsCauseNoOpenStackRequests(t *testing.T) {
 // naming the key and the field and never a value; in neither case is the driver Disabled.
 func TestCredentialErrors(t *testing.T) {
 	world.ResetOperand(t)
+	world.ResetStorageClasses(t)
 	createShareType(t, framework.ShareTypeSpec{Name: "default"})
 	ctx := context.Background()
 	t.Cleanup(func() {
