@@ -53,7 +53,7 @@ var cephFSInstanceConditions = conditiontypes.New(
 var cephCSINodeUpdateWrites = conditiontypes.New([]string{nodeupdates.ConditionPending(cephCSINodeUpdateController)})
 
 // cephCSIReplaced is what replacing a node's ceph-csi pod does, for nodeupdates' message.
-const cephCSIReplaced = "the old pod's end ends the ceph-fuse mounts it serves, and a pod using one reads " +
+const cephCSIReplaced = "deleting the old pod ends the ceph-fuse mounts it serves, and a pod using one reads " +
 	"\"transport endpoint is not connected\" until it is recreated (kernel mounts stay)"
 
 // CephFSMetricsCertSecret is the serving-cert Secret service-ca issues for the CephFS controller's
