@@ -128,7 +128,7 @@ func TestKubeAPIServerRestartMidRun(t *testing.T) {
 func TestManilaRemovedAfterFound(t *testing.T) {
 	world.ResetOperand(t)
 	world.ResetStorageClasses(t) // an earlier test's classes of another "default" type would be in the way
-	world.OperandPodsReady(t) // Disabled goes only once the driver is Available
+	world.OperandPodsReady(t)    // Disabled goes only once the driver is Available
 	createShareType(t, framework.ShareTypeSpec{Name: "default"})
 	world.CreateClusterCSIDriver(t, operatorv1.Managed)
 	opts, counter := framework.OperatorOptions()
