@@ -53,8 +53,7 @@ func Excluding(wanted []Wanted, nodeIPs map[string][]string) []Exclusion {
 // that is neither.
 func parseShareClients(rule string) ([]netip.Prefix, bool) {
 	var out []netip.Prefix
-	for _, e := range strings.Split(rule, ",") {
-		e = strings.TrimSpace(e)
+	for _, e := range splitClients(rule) {
 		if p, err := netip.ParsePrefix(e); err == nil {
 			out = append(out, p.Masked())
 			continue

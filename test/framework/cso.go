@@ -321,7 +321,7 @@ func (c *CSO) Restart(t testing.TB, env map[string]string) {
 	Eventually(t, csoLeaseTimeout, "CSO's start "+fmt.Sprint(c.restarts)+" holding its lease", func(context.Context) error {
 		_, since, _ := strings.Cut(c.Log(), marker)
 		if !strings.Contains(strings.ToLower(since), "successfully acquired lease") {
-			return fmt.Errorf("not yet; CSO's log of this start ends: %s", lastLines(since, 3))
+			return fmt.Errorf("not yet; CSO's log of this start ends:\n%s", tail(strings.TrimRight(since, "\n"), 3))
 		}
 		return nil
 	})
@@ -331,12 +331,6 @@ func (c *CSO) Restart(t testing.TB, env map[string]string) {
 // failed to release runs out after 137 s, and the next try comes within 2.2 retry periods (26 s each);
 // a minute more for a loaded machine.
 const csoLeaseTimeout = 137*time.Second + 58*time.Second + time.Minute
-
-// lastLines is the last n lines of text, on one line.
-func lastLines(text string, n int) string {
-	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], " | ")
-}
 
 // SetOperatorImage restarts CSO with MANILA_DRIVER_OPERATOR_IMAGE=image: the release swap of the
 // Manila operator.

@@ -56,7 +56,7 @@ func (c *Controller) resolveShareClients(settings operatorconfig.StorageClasses)
 // names the machine network, or any class's NFS access list (whose nodes it may exclude).
 func (c *Controller) judgesNodeAddresses() bool {
 	cfg, _ := c.config.Current()
-	return cfg != nil && (classplan.UsesMachineNetwork(cfg.StorageClasses) || classplan.NamesShareClients(cfg.StorageClasses))
+	return cfg != nil && classplan.NamesShareClients(cfg.StorageClasses) // machineNetwork is a listed host too
 }
 
 // excludingClasses returns the classes the operator owns or will write whose nfs-shareClient admits
