@@ -6,10 +6,12 @@
 //
 // A change that only removes conditions is sent as a JSON patch, as library-go's
 // RemoveStaleConditionsController removes them: it applies only while every condition read still has
-// the type and status the decision saw at its place, whatever else others wrote meanwhile. A write of
-// the whole status would conflict with every write of anyone else's in between, and a predecessor
-// that has just taken over writes many times a second for tens of seconds (its applies queued at
-// client-go's default 5 requests a second): a hand-back must not lose that race.
+// its type at its place, and every Available, Disabled and Degraded its status (what the removal
+// decisions read), whatever else others wrote meanwhile. A write of the whole status would conflict
+// with every write of anyone else's in between, and a predecessor that has just taken over writes
+// many times a second for tens of seconds, its Progressing flipping: a hand-back must not lose that
+// race. A patch refused on a status that has not moved since (the refusal was not a race) is written
+// as the whole status of that version instead.
 package condition
 
 import (
@@ -17,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
@@ -26,6 +29,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/klog/v2"
 )
 
 // Client is what a condition change needs of an operator client: an OperatorClient (a Writer) or Live.
@@ -89,7 +93,7 @@ func Contended(err error) bool {
 // add or change a condition of a type client does not declare are an error, and nothing is written
 // (any writer may remove others' types: a predecessor's stale ones).
 func Update(ctx context.Context, client Client, changes ...Change) (bool, error) {
-	written, conflicted := false, ""
+	written, conflicted, refused := false, "", ""
 	retriable := func(err error) bool { return Contended(err) && ctx.Err() == nil }
 	err := retry.OnError(conflictBackoff, retriable, func() error {
 		_, old, version, err := client.GetOperatorState()
@@ -112,12 +116,16 @@ func Update(ctx context.Context, client Client, changes ...Change) (bool, error)
 		if t, found := firstUndeclared(old.Conditions, status.Conditions, client.Declares); found {
 			return undeclared(t)
 		}
-		if patch := removalPatch(old.Conditions, status.Conditions); patch != nil && sameButConditions(old, status) {
+		if patch := removalPatch(old.Conditions, status.Conditions); patch != nil && sameButConditions(old, status) && version != refused {
 			err = client.PatchOperatorStatus(ctx, patch)
 			if apierrors.IsInvalid(err) { // a test of the patch failed: decide again on what is there now
-				err = fmt.Errorf("%w: %w", errMoved, err)
+				err, refused = fmt.Errorf("%w: %w", errMoved, err), version
 			}
 		} else {
+			if version == refused {
+				// The API server does not say which test failed; log that it was not a race.
+				klog.Infof("A removal of conditions was refused on a status nobody has written since (version %s): writing the whole status", version)
+			}
 			_, err = client.UpdateOperatorStatus(ctx, version, status)
 		}
 		if Contended(err) {
@@ -133,9 +141,14 @@ func Update(ctx context.Context, client Client, changes ...Change) (bool, error)
 // status.
 var errMoved = errors.New("the conditions changed since they were read")
 
+// decisiveKinds are the kinds of condition whose status a removal may be decided on: cluster-storage-
+// operator's view (Available, Disabled) and a failing Degraded.
+var decisiveKinds = []string{"Available", "Disabled", "Degraded"}
+
 // removalPatch is the JSON patch that turns the conditions read into kept, when kept is read less some
-// of its conditions (nil otherwise): it tests the type and status of every condition read at its
-// index (what a removal is decided on), then removes from the last index down.
+// of its conditions (nil otherwise): it tests the type of every condition read at its index and the
+// status of each of decisiveKinds (what a removal is decided on), then removes from the last index
+// down.
 func removalPatch(read, kept []operatorv1.OperatorCondition) *jsonpatch.PatchSet {
 	var gone []int
 	k := 0
@@ -152,7 +165,9 @@ func removalPatch(read, kept []operatorv1.OperatorCondition) *jsonpatch.PatchSet
 	patch := jsonpatch.New()
 	for i, c := range read {
 		patch.WithTest(fmt.Sprintf("/status/conditions/%d/type", i), c.Type)
-		patch.WithTest(fmt.Sprintf("/status/conditions/%d/status", i), c.Status)
+		if slices.ContainsFunc(decisiveKinds, func(k string) bool { return strings.HasSuffix(c.Type, k) }) {
+			patch.WithTest(fmt.Sprintf("/status/conditions/%d/status", i), c.Status)
+		}
 	}
 	for _, i := range slices.Backward(gone) {
 		at := fmt.Sprintf("/status/conditions/%d", i)

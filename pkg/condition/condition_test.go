@@ -25,6 +25,7 @@ type memClient struct {
 	writes, quorum  int
 	patches         int
 	missing         bool
+	refusePatches   bool // every patch refused as the API server refuses a failed test, nothing moved
 }
 
 func (m *memClient) GetOperatorState() (*operatorv1.OperatorSpec, *operatorv1.OperatorStatus, string, error) {
@@ -52,6 +53,9 @@ func (m *memClient) UpdateOperatorStatus(_ context.Context, version string, s *o
 // PatchOperatorStatus applies the JSON patch to the server's status as the API server does; a write
 // moves the version.
 func (m *memClient) PatchOperatorStatus(_ context.Context, patch *jsonpatch.PatchSet) error {
+	if m.refusePatches {
+		return apierrors.NewGenericServerResponse(422, "patch", schema.GroupResource{Resource: "clustercsidrivers"}, "", "testing value /status/conditions/0/type failed", 0, false)
+	}
 	patched, err := conditiontest.Apply(m.server, patch)
 	if err != nil {
 		return err
@@ -184,6 +188,10 @@ func TestRemovalIsAPatchOnWhatWasRead(t *testing.T) {
 			[]operatorv1.OperatorCondition{theirs(operatorv1.ConditionTrue, ""), ours},
 			[]operatorv1.OperatorCondition{cond("NewDegraded", operatorv1.ConditionFalse, ""), theirs(operatorv1.ConditionTrue, ""), ours},
 			[]string{"NewDegraded", "TheirsAvailable"}, true, 1, false},
+		{"their Progressing flipped since the read (no removal is decided on it): the patch applies",
+			[]operatorv1.OperatorCondition{theirs(operatorv1.ConditionTrue, ""), cond("TheirsProgressing", operatorv1.ConditionTrue, ""), ours},
+			[]operatorv1.OperatorCondition{theirs(operatorv1.ConditionTrue, ""), cond("TheirsProgressing", operatorv1.ConditionFalse, ""), ours},
+			[]string{"TheirsAvailable", "TheirsProgressing"}, false, 1, false},
 		{"the grounds flipped since the read: decided again, nothing removed",
 			[]operatorv1.OperatorCondition{theirs(operatorv1.ConditionTrue, ""), ours},
 			[]operatorv1.OperatorCondition{theirs(operatorv1.ConditionFalse, ""), ours},
@@ -206,9 +214,25 @@ func TestRemovalIsAPatchOnWhatWasRead(t *testing.T) {
 	}
 }
 
+// A patch the server refuses on a status nobody moved since the read is not a lost race: the removal
+// is written as the whole status of that version, as one write.
+func TestRefusedPatchOnAnUnmovedStatusIsWrittenWhole(t *testing.T) {
+	m := &memClient{server: status("A", "B"), version: "1", cache: status("A", "B"), cached: "1", refusePatches: true}
+	written, err := Update(context.Background(), m, Remove("B"))
+	if err != nil || !written {
+		t.Fatalf("written %v, error %v; want written", written, err)
+	}
+	if got := typesOf(m.server); !slices.Equal(got, []string{"A"}) {
+		t.Errorf("conditions %v, want [A]", got)
+	}
+	if m.patches != 0 || m.writes != 1 {
+		t.Errorf("%d patches applied, %d writes; want the one whole write", m.patches, m.writes)
+	}
+}
+
 func TestRemovalPatch(t *testing.T) {
-	a, b, c := cond("A", operatorv1.ConditionTrue, ""), cond("B", operatorv1.ConditionFalse, ""), cond("C", operatorv1.ConditionTrue, "")
-	bChanged := cond("B", operatorv1.ConditionTrue, "")
+	a, b, c := cond("AAvailable", operatorv1.ConditionTrue, ""), cond("BProgressing", operatorv1.ConditionFalse, ""), cond("CDegraded", operatorv1.ConditionTrue, "")
+	bChanged := cond("BProgressing", operatorv1.ConditionTrue, "")
 	for _, tc := range []struct {
 		name       string
 		read, kept []operatorv1.OperatorCondition
@@ -217,13 +241,13 @@ func TestRemovalPatch(t *testing.T) {
 		{"nothing removed", []operatorv1.OperatorCondition{a, b}, []operatorv1.OperatorCondition{a, b}, ""},
 		{"a condition changed: not a removal", []operatorv1.OperatorCondition{a, b}, []operatorv1.OperatorCondition{a, bChanged}, ""},
 		{"a condition added: not a removal", []operatorv1.OperatorCondition{a}, []operatorv1.OperatorCondition{a, b}, ""},
-		{"two removed, from the last down, after testing all read",
+		{"two removed, from the last down, after testing every type read and the statuses decided on",
 			[]operatorv1.OperatorCondition{a, b, c}, []operatorv1.OperatorCondition{b},
-			`[{"op":"test","path":"/status/conditions/0/type","value":"A"},{"op":"test","path":"/status/conditions/0/status","value":"True"},` +
-				`{"op":"test","path":"/status/conditions/1/type","value":"B"},{"op":"test","path":"/status/conditions/1/status","value":"False"},` +
-				`{"op":"test","path":"/status/conditions/2/type","value":"C"},{"op":"test","path":"/status/conditions/2/status","value":"True"},` +
-				`{"op":"test","path":"/status/conditions/2/type","value":"C"},{"op":"remove","path":"/status/conditions/2"},` +
-				`{"op":"test","path":"/status/conditions/0/type","value":"A"},{"op":"remove","path":"/status/conditions/0"}]`},
+			`[{"op":"test","path":"/status/conditions/0/type","value":"AAvailable"},{"op":"test","path":"/status/conditions/0/status","value":"True"},` +
+				`{"op":"test","path":"/status/conditions/1/type","value":"BProgressing"},` +
+				`{"op":"test","path":"/status/conditions/2/type","value":"CDegraded"},{"op":"test","path":"/status/conditions/2/status","value":"True"},` +
+				`{"op":"test","path":"/status/conditions/2/type","value":"CDegraded"},{"op":"remove","path":"/status/conditions/2"},` +
+				`{"op":"test","path":"/status/conditions/0/type","value":"AAvailable"},{"op":"remove","path":"/status/conditions/0"}]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := ""

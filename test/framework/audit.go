@@ -21,7 +21,8 @@ type AuditEvent struct {
 	UserAgent      string          `json:"userAgent"`
 	ObjectRef      *AuditObjectRef `json:"objectRef"`
 	ResponseStatus *struct {
-		Code int `json:"code"`
+		Code   int    `json:"code"`
+		Reason string `json:"reason"`
 	} `json:"responseStatus"`
 	StageTimestamp time.Time `json:"stageTimestamp"`
 }
@@ -53,7 +54,16 @@ func (e AuditEvent) Program() string {
 // Write is whether the request changed an object: a create, update, patch or delete that succeeded.
 func (e AuditEvent) Write() bool {
 	return e.Stage == "ResponseComplete" && e.ResponseStatus != nil && e.ResponseStatus.Code < 300 && e.ObjectRef != nil &&
-		slices.Contains([]string{"create", "update", "patch", "delete", "deletecollection"}, e.Verb)
+		slices.Contains(writeVerbs, e.Verb)
+}
+
+var writeVerbs = []string{"create", "update", "patch", "delete", "deletecollection"}
+
+// RefusedWrite is whether the request was a create, update, patch or delete that the API server
+// refused (a conflict, an invalid object or a failed test of a JSON patch).
+func (e AuditEvent) RefusedWrite() bool {
+	return e.Stage == "ResponseComplete" && e.ResponseStatus != nil && e.ResponseStatus.Code >= 400 && e.ObjectRef != nil &&
+		slices.Contains(writeVerbs, e.Verb)
 }
 
 func (e AuditEvent) String() string {

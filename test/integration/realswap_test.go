@@ -555,8 +555,12 @@ func logStatusWriters(t *testing.T, cp *framework.ControlPlane, since time.Time)
 	}
 	var lines []string
 	for _, e := range events {
-		if e.Write() && e.ObjectRef.Resource == "clustercsidrivers" {
+		switch {
+		case e.ObjectRef == nil || e.ObjectRef.Resource != "clustercsidrivers":
+		case e.Write():
 			lines = append(lines, e.String())
+		case e.RefusedWrite():
+			lines = append(lines, fmt.Sprintf("%s: refused, %d %s", e, e.ResponseStatus.Code, e.ResponseStatus.Reason))
 		}
 	}
 	t.Logf("writes to ClusterCSIDriver %s since %s:\n%s", names.CSIDriverName, since.Format("15:04:05.000"), strings.Join(lines, "\n"))
@@ -569,7 +573,8 @@ func logStatusWriters(t *testing.T, cp *framework.ControlPlane, since time.Time)
 	for _, m := range cr.ManagedFields {
 		var owned []string
 		for _, c := range cr.Status.Conditions {
-			if m.FieldsV1 != nil && strings.Contains(string(m.FieldsV1.Raw), `"type":"`+c.Type+`"`) {
+			// A key of a list of type map, as the fields are stored: "k:{\"type\":\"X\"}".
+			if m.FieldsV1 != nil && strings.Contains(string(m.FieldsV1.Raw), `\"type\":\"`+c.Type+`\"`) {
 				owned = append(owned, c.Type)
 			}
 		}
@@ -592,10 +597,12 @@ func csoReadsManilaAvailable(ctx context.Context, cso *framework.CSO) error {
 	return nil
 }
 
-// readsTakeover is the index of the first of the Storage CR's versions, from index from on, in which
-// CSO reads the driver Available from its conditions (not from a Disabled): where CSO has read this
-// operator's takeover. len(versions) when none does.
-func readsTakeover(versions []string, from int) int {
+// readsTakeover is the index of the first of the Storage CR's versions, from the one current when
+// seen versions had been recorded on, in which CSO reads the driver Available from its conditions
+// (not from a Disabled): where CSO has read this operator's takeover (CSO may have read it before the
+// test saw it complete). len(versions) when none does.
+func readsTakeover(versions []string, seen int) int {
+	from := max(seen-1, 0)
 	for i := from; i < len(versions); i++ {
 		if strings.Contains(versions[i], "CRAvailable=True (AsExpected)") {
 			return i
