@@ -86,8 +86,9 @@ func Contended(err error) bool {
 	return apierrors.IsConflict(err) || errors.Is(err, errMoved)
 }
 
-// Update applies changes to the status and writes it when they changed it (true then): a removal only
-// as a patch (removalPatch), anything else as the whole status of the version read. The first read is
+// Update applies changes to the status and writes it when they changed it (true then): a removal as a
+// patch (removalPatch) unless one was refused on this very version, anything else as the whole status
+// of the version read. The first read is
 // client's cached one; after a conflict, while the cache still shows the version that conflicted, the
 // status is read from the API server. A missing ClusterCSIDriver is a NotFound error; changes that
 // add or change a condition of a type client does not declare are an error, and nothing is written
