@@ -258,6 +258,7 @@ func (l *life) handOver() event {
 		<-l.handingBack // yielding's hand-back ends with leading
 	}
 	if l.handedBack {
+		l.removeUnconfirmed() // a removal reported written may not be there (a warm run's hosted swap)
 		return evReady
 	}
 	if l.o.HandOverWait <= 0 {
@@ -288,10 +289,11 @@ func (l *life) handOver() event {
 		}
 	}
 	l.holder = h
-	// Repeated for a few seconds: a sync running as the controllers stopped may still write.
-	if !l.handBackUntilSettled(ctx, 5*time.Second) {
-		l.removeUnconfirmed()
-	}
+	// Repeated for a few seconds: a sync running as the controllers stopped may still write. Then,
+	// whatever it reported, what is still this operator's goes: a removal reported written at the
+	// deadline was not on the ClusterCSIDriver in a warm run's hosted swap.
+	l.handBackUntilSettled(ctx, 5*time.Second)
+	l.removeUnconfirmed()
 	return evReady
 }
 
