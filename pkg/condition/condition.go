@@ -88,8 +88,7 @@ func Contended(err error) bool {
 
 // Update applies changes to the status and writes it when they changed it (true then): a removal as a
 // patch (removalPatch) unless one was refused on this very version, anything else as the whole status
-// of the version read. The first read is
-// client's cached one; after a conflict, while the cache still shows the version that conflicted, the
+// of the version read. The first read is client's cached one; after a conflict, while the cache still shows the version that conflicted, the
 // status is read from the API server. A missing ClusterCSIDriver is a NotFound error; changes that
 // add or change a condition of a type client does not declare are an error, and nothing is written
 // (any writer may remove others' types: a predecessor's stale ones).
@@ -144,7 +143,7 @@ var errMoved = errors.New("the conditions changed since they were read")
 
 // decisiveKinds are the kinds of condition whose status a removal may be decided on: cluster-storage-
 // operator's view (Available, Disabled) and a failing Degraded.
-var decisiveKinds = []string{"Available", "Disabled", "Degraded"}
+var decisiveKinds = []string{operatorv1.OperatorStatusTypeAvailable, "Disabled", operatorv1.OperatorStatusTypeDegraded}
 
 // removalPatch is the JSON patch that turns the conditions read into kept, when kept is read less some
 // of its conditions (nil otherwise): it tests the type of every condition read at its index and the
