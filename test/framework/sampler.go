@@ -189,6 +189,21 @@ func (c *Changes) Since(when time.Time) int {
 	return len(c.times)
 }
 
+// SettledSince is when the change was first seen from which on every change so far is ok (false when
+// the last one is not).
+func (c *Changes) SettledSince(ok func(string) bool) (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	i := len(c.lines)
+	for i > 0 && ok(c.lines[i-1]) {
+		i--
+	}
+	if i == len(c.lines) {
+		return time.Time{}, false
+	}
+	return c.times[i], true
+}
+
 // Timeline is the changes so far, each after the time it was first seen.
 func (c *Changes) Timeline() []string {
 	c.mu.Lock()

@@ -115,6 +115,7 @@ func TestRealCSOHostedImageSwap(t *testing.T) {
 		t.Fatal(err)
 	}
 	manilaView := watchCSOManilaIn(t, hw.Guest)
+	ours := watchOursIn(t, hw.Guest, g)
 	deletions := watchDeletionsIn(t, hw.Guest.Kube)
 	t.Cleanup(func() {
 		t.Logf("CSO's Manila conditions in the guest's Storage CR, every version:\n%s", strings.Join(manilaView.Timeline(), "\n"))
@@ -163,20 +164,22 @@ func TestRealCSOHostedImageSwap(t *testing.T) {
 	clock.mark("csi-operator leads again, nothing of ours left")
 	oneHostedPDB(t, hw, "after the rollback")
 
-	// This operator's part ends with its process. csi-operator then rolls its controller Deployment of
-	// one replica without a surge, and may report it deploying (its own defect, as on every rollout of
-	// it): after the exit, only that may show.
-	if got := storage.UnhealthyBefore(oursExited); len(got) > 0 {
-		t.Errorf("the guest's ClusterOperator storage was unavailable or degraded before this operator's process exited:\n%s", strings.Join(got, "\n"))
+	// This operator's part ends with its last condition on the ClusterCSIDriver, or its process.
+	// csi-operator then rolls its controller Deployment of one replica without a surge, and may report
+	// it deploying (its own defect, as on every rollout of it): after this operator's part, only that
+	// may show.
+	ends := ourPartEnds(ours, oursExited)
+	if got := storage.UnhealthyBefore(ends); len(got) > 0 {
+		t.Errorf("the guest's ClusterOperator storage was unavailable or degraded before this operator's part ended (%s):\n%s", ends.Format("15:04:05.000"), strings.Join(got, "\n"))
 	}
-	for _, l := range storage.UnhealthySince(oursExited) {
+	for _, l := range storage.UnhealthySince(ends) {
 		if !predecessorsOwnStart(l, g) {
-			t.Errorf("after this operator's process exited, the guest's ClusterOperator storage read other than csi-operator's own start: %s", l)
+			t.Errorf("after this operator's part ended, the guest's ClusterOperator storage read other than csi-operator's own start: %s", l)
 		}
 	}
-	if got := storage.UnhealthySince(oursExited); len(got) > 0 {
-		t.Logf("csi-operator's own start after this operator's process exited (%s), as the guest's storage read it:\n%s",
-			oursExited.Format("15:04:05.000"), strings.Join(got, "\n"))
+	if got := storage.UnhealthySince(ends); len(got) > 0 {
+		t.Logf("csi-operator's own start after this operator's part ended (%s; its process exited at %s), as the guest's storage read it:\n%s",
+			ends.Format("15:04:05.000"), oursExited.Format("15:04:05.000"), strings.Join(got, "\n"))
 	}
 	versions := manilaView.Timeline()
 	from := readsTakeover(versions, manilaFrom)

@@ -132,8 +132,9 @@ func TestRealCSOImageSwapKeystoneHangs(t *testing.T) {
 // TestRealCSOImageSwapKeystoneHangsAtRollback: Keystone accepts connections and never answers from
 // right before the rollback to csi-operator 4.18, under CSO main, until this operator's pod is gone:
 // this operator hands back what it can while it is stopped (its conditions removed once its grace
-// runs out, whether or not the predecessor has written its own), and from its process's exit on CSO
-// may read only what the predecessor's own start on a hanging cloud shows (no Available of its yet).
+// runs out, whether or not the predecessor has written its own), and from the end of its part on (its
+// last condition gone, or its process's exit) CSO may read only what the predecessor's own start on a
+// hanging cloud shows (no Available of its yet).
 func TestRealCSOImageSwapKeystoneHangsAtRollback(t *testing.T) {
 	realImageSwap(t, framework.CSOMain, framework.Predecessor418, realSwapShape{name: "Keystone hangs at the rollback", manila: true,
 		atRollback: func(t *testing.T) func() {
@@ -167,6 +168,36 @@ func predecessorsOwnStart(line string, g predecessor.Generation) bool {
 		}
 	}
 	return true
+}
+
+// watchOursIn records, of every version of cp's ClusterCSIDriver, this operator's conditions that
+// generation g does not write ("none" when there is none).
+func watchOursIn(t *testing.T, cp *framework.ControlPlane, g predecessor.Generation) *framework.Changes {
+	return framework.WatchChanges(t, framework.OneObject(cp.Operator.OperatorV1().RESTClient(), "clustercsidrivers", "", names.CSIDriverName),
+		func(d *operatorv1.ClusterCSIDriver) string {
+			var ours []string
+			for _, c := range d.Status.Conditions {
+				if ourConditions.Has(c.Type) && !g.Writes(c.Type) {
+					ours = append(ours, c.Type)
+				}
+			}
+			if len(ours) == 0 {
+				return noneOfOurs
+			}
+			return strings.Join(ours, ",")
+		})
+}
+
+const noneOfOurs = "none"
+
+// ourPartEnds is when this operator's part in what cluster-storage-operator reads ended at a
+// rollback: the version of the ClusterCSIDriver from which on no condition of its own showed (CSO
+// then reads only the predecessor's), or its process's exit, whichever came first.
+func ourPartEnds(ours *framework.Changes, exited time.Time) time.Time {
+	if at, ok := ours.SettledSince(func(l string) bool { return l == noneOfOurs }); ok && at.Before(exited) {
+		return at
+	}
+	return exited
 }
 
 // lastExit is when the last pod of image the runner ran had all its processes exit after SIGTERM
@@ -274,6 +305,7 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 	manilaView := watchCSOManila(t)
 	operandView := watchOperandDeployment(t)
 	storageRec := watchStorage(t, shape.cephFS)
+	ours := watchOursIn(t, world.ControlPlane, g)
 	deletions := watchDeletions(t)
 	volumeDeletions := watchVolumeDeletions(t, ns)
 	// What the run saw, told before the checks at its end (their errors then close the test's output)
@@ -380,18 +412,20 @@ func realImageSwap(t *testing.T, gen framework.CSOGeneration, p framework.Predec
 			t.Errorf("ClusterOperator storage was unavailable or degraded during the swaps:\n%s", strings.Join(got, "\n"))
 		}
 	} else {
-		// This operator's part ends with its process: before, storage is healthy; after, only the
-		// predecessor's own start on the shape's cloud may show (CSO waiting for its first conditions).
-		if got := storage.UnhealthyBefore(oursExited); len(got) > 0 {
-			t.Errorf("ClusterOperator storage was unavailable or degraded before this operator's process exited:\n%s", strings.Join(got, "\n"))
+		// This operator's part ends with its last condition on the ClusterCSIDriver, or its process:
+		// before, storage is healthy; after, only the predecessor's own start on the shape's cloud may
+		// show (CSO waiting for its first conditions).
+		ends := ourPartEnds(ours, oursExited)
+		if got := storage.UnhealthyBefore(ends); len(got) > 0 {
+			t.Errorf("ClusterOperator storage was unavailable or degraded before this operator's part ended (%s):\n%s", ends.Format("15:04:05.000"), strings.Join(got, "\n"))
 		}
-		for _, l := range storage.UnhealthySince(oursExited) {
+		for _, l := range storage.UnhealthySince(ends) {
 			if !predecessorsOwnStart(l, g) {
-				t.Errorf("after this operator's process exited, ClusterOperator storage read other than the predecessor's own start: %s", l)
+				t.Errorf("after this operator's part ended, ClusterOperator storage read other than the predecessor's own start: %s", l)
 			}
 		}
-		t.Logf("this operator's process exited at %s; ClusterOperator storage from then on as the predecessor started on the shape's cloud:\n%s",
-			oursExited.Format("15:04:05.000"), strings.Join(storage.UnhealthySince(oursExited), "\n"))
+		t.Logf("this operator's part ended at %s (its process exited at %s); ClusterOperator storage from then on as the predecessor started on the shape's cloud:\n%s",
+			ends.Format("15:04:05.000"), oursExited.Format("15:04:05.000"), strings.Join(storage.UnhealthySince(ends), "\n"))
 	}
 	for _, d := range deletions() {
 		if !strings.HasPrefix(d, "StorageClass/") || p != framework.Predecessor417 {
