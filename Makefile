@@ -49,7 +49,7 @@ LDFLAGS    := -s -w -X $(PKG)/pkg/version.Version=$(VERSION) -X $(PKG)/pkg/versi
 UNIT_TEST_FLAGS ?=
 TEST_FLAGS ?= $(UNIT_TEST_FLAGS) -p 2 -timeout 45m
 
-.PHONY: all build bench demo test unit-and-fuzz soak-swap test-unit test-deps demo-deps deps-apt deps-ceph deps-nfs deps-k8s deps-crds deps-cso fuzz verify vendor clean
+.PHONY: all build bench demo test unit-and-fuzz soak-swap test-unit test-deps demo-deps deps-apt deps-ceph deps-nfs deps-node deps-k8s deps-crds deps-cso fuzz verify vendor clean
 
 # Fuzz targets as package:function; their seed corpora live in each package's testdata/fuzz.
 FUZZ_TARGETS := ./pkg/classplan:FuzzClassNames ./pkg/cloudcredentials:FuzzDriverSecret \
@@ -117,9 +117,10 @@ demo-deps:
 	@$(DEPS_ENV) bash hack/deps.sh demo
 
 # Single steps: Debian's Keystone, Manila and PostgreSQL; Debian's Ceph and the real ceph-csi built from
-# its checked source archive; NFS-Ganesha, fuse-nfs and csi-driver-nfs (hack/nfs.sh); the Kubernetes-side binaries from one module (hack/k8s-binaries.sh); the
+# its checked source archive; NFS-Ganesha, fuse-nfs and csi-driver-nfs (hack/nfs.sh); containerd, runc and
+# pause for the real node (hack/node.sh); the Kubernetes-side binaries from one module (hack/k8s-binaries.sh); the
 # CRDs; cluster-storage-operator and the two predecessors from their checked archives (hack/cso.sh).
-deps-apt deps-ceph deps-nfs deps-k8s deps-crds deps-cso:
+deps-apt deps-ceph deps-nfs deps-node deps-k8s deps-crds deps-cso:
 	@$(DEPS_ENV) bash hack/deps.sh $(@:deps-%=%)
 
 verify:

@@ -10,7 +10,7 @@
 #   deps.sh STEP...       # single steps, one after another (the Makefile's deps-* targets)
 #
 # Steps: apt (Keystone, Manila, PostgreSQL, ...), ceph (Debian's Ceph, then ceph-csi, which links against
-# it), nfs (hack/nfs.sh: NFS-Ganesha, fuse-nfs, csi-driver-nfs), k8s-demo / k8s (hack/k8s-binaries.sh: all the Kubernetes-side binaries from one module in one go
+# it), nfs (hack/nfs.sh: NFS-Ganesha, fuse-nfs, csi-driver-nfs), node (hack/node.sh: containerd, runc, pause), k8s-demo / k8s (hack/k8s-binaries.sh: all the Kubernetes-side binaries from one module in one go
 # build; k8s-demo is the subset the demo runs), crds, cso (hack/cso.sh; cso-main, cso-4.20 and cso-4.17
 # are its generations), prebuild (the project's packages into the build cache).
 # Streams (make test): three, side by side, so that two go builds keep both cores busy through each
@@ -39,6 +39,8 @@ step_apt() { SHARE_SERVICE=1 DB=postgresql bash hack/openstack-peer.sh install; 
 step_ceph() { bash hack/ceph.sh install && bash hack/ceph-csi.sh build "$PROV_BIN"; }
 # NFS-Ganesha (with FSAL_CEPH: after Ceph), then fuse-nfs and csi-driver-nfs from their checked archives.
 step_nfs() { bash hack/nfs.sh install && bash hack/nfs.sh build "$PROV_BIN"; }
+# The real node's packages (containerd, runc, ...) and Kubernetes' pause built with gcc.
+step_node() { bash hack/node.sh install && bash hack/node.sh build "$PROV_BIN"; }
 # shellcheck disable=SC2086
 step_k8s-demo() { bash hack/k8s-binaries.sh build "$K8S_BIN" "$PROV_BIN" $DEMO_K8S; }
 step_k8s() { bash hack/k8s-binaries.sh build "$K8S_BIN" "$PROV_BIN"; }
@@ -97,7 +99,7 @@ main() {
       stream apt & pids+=($!)
       stream k8s-demo crds & pids+=($!) ;;
     test)
-      stream apt ceph nfs cso-4.17 & pids+=($!)
+      stream apt ceph nfs node cso-4.17 & pids+=($!)
       stream k8s crds cso-4.20 & pids+=($!)
       stream cso-main prebuild & pids+=($!) ;;
     "") sed -n '2,22p' "$0"; exit 2 ;;

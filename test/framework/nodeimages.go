@@ -1,0 +1,116 @@
+package framework
+
+import (
+	"archive/tar"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path"
+	"strings"
+)
+
+// imageFile is one file of an image made on this machine: a copy of Src, or a symlink to Link.
+type imageFile struct {
+	Dest string
+	Src  string
+	Link string
+}
+
+// Images a real node runs, made from what this machine has under the names the cluster uses:
+// nothing is ever pulled (tagged images default to IfNotPresent, and the node has them).
+const (
+	PauseImage   = "registry.k8s.io/pause:3.10.2"
+	BusyboxImage = "registry.k8s.io/e2e-test-images/busybox:1.37.0-1"
+)
+
+// busyboxFiles is Debian's static busybox with the applets the tests' pods use.
+func busyboxFiles() []imageFile {
+	files := []imageFile{{Dest: "bin/busybox", Src: "/bin/busybox"}}
+	for _, applet := range []string{"sh", "cat", "echo", "sleep", "ls", "mkdir", "rm", "test", "[", "stat", "mount", "grep"} {
+		files = append(files, imageFile{Dest: "bin/" + applet, Link: "busybox"})
+	}
+	return files
+}
+
+// writeImageArchive writes a docker-archive tarball (what `docker save` writes and `ctr images
+// import` reads, keeping the name) of one layer holding files and the usual empty directories.
+func writeImageArchive(file, name string, entrypoint []string, files []imageFile) error {
+	var layer bytes.Buffer
+	tw := tar.NewWriter(&layer)
+	dirs := map[string]bool{}
+	addDir := func(d string, mode int64) error {
+		if d == "." || dirs[d] {
+			return nil
+		}
+		dirs[d] = true
+		return tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: d + "/", Mode: mode})
+	}
+	for _, d := range []string{"bin", "dev", "etc", "proc", "sys", "tmp", "var"} {
+		mode := int64(0o755)
+		if d == "tmp" {
+			mode = 0o1777
+		}
+		if err := addDir(d, mode); err != nil {
+			return err
+		}
+	}
+	for _, f := range files {
+		parts := strings.Split(path.Dir(f.Dest), "/")
+		for i := range parts {
+			if err := addDir(path.Join(parts[:i+1]...), 0o755); err != nil {
+				return err
+			}
+		}
+		if f.Link != "" {
+			if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeSymlink, Name: f.Dest, Linkname: f.Link, Mode: 0o777}); err != nil {
+				return err
+			}
+			continue
+		}
+		b, err := os.ReadFile(f.Src)
+		if err != nil {
+			return err
+		}
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: f.Dest, Mode: 0o755, Size: int64(len(b))}); err != nil {
+			return err
+		}
+		if _, err := tw.Write(b); err != nil {
+			return err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	sum := sha256.Sum256(layer.Bytes())
+	config, err := json.Marshal(map[string]any{
+		"architecture": "amd64", "os": "linux",
+		"config": map[string]any{"Entrypoint": entrypoint, "Env": []string{"PATH=/bin:/usr/bin:/sbin:/usr/sbin"}},
+		"rootfs": map[string]any{"type": "layers", "diff_ids": []string{"sha256:" + hex.EncodeToString(sum[:])}},
+	})
+	if err != nil {
+		return err
+	}
+	manifest, err := json.Marshal([]map[string]any{{"Config": "config.json", "RepoTags": []string{name}, "Layers": []string{"layer.tar"}}})
+	if err != nil {
+		return err
+	}
+	var archive bytes.Buffer
+	aw := tar.NewWriter(&archive)
+	for _, e := range []struct {
+		name string
+		body []byte
+	}{{"layer.tar", layer.Bytes()}, {"config.json", config}, {"manifest.json", manifest}} {
+		if err := aw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: e.name, Mode: 0o644, Size: int64(len(e.body))}); err != nil {
+			return err
+		}
+		if _, err := aw.Write(e.body); err != nil {
+			return err
+		}
+	}
+	if err := aw.Close(); err != nil {
+		return err
+	}
+	return os.WriteFile(file, archive.Bytes(), 0o644)
+}

@@ -1,0 +1,316 @@
+package framework
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// RealNode is a real node of the test world: Debian's containerd and runc and a kubelet v1.36.2 in a
+// mount and PID namespace of their own (hack/node.sh run), registered with the control plane under
+// the node identity system:node:<Name>. Its name is its loopback address (127.0.0.N), which the
+// kubelet reports as the node's InternalIP; it serves on a port of this shard's range.
+type RealNode struct {
+	Name string
+	Dir  string
+	proc *Process
+}
+
+// KubeletBinary is the kubelet `make test-deps` builds beside kube-apiserver.
+func KubeletBinary() string { return filepath.Join(ControlPlaneBinDir(), "kubelet") }
+
+// StartRealNode starts a real node named by address on cp; the test's cleanup stops it. It returns
+// once the kubelet runs (the node's registration and readiness are the test's to wait for).
+func (cp *ControlPlane) StartRealNode(t testing.TB, address string) *RealNode {
+	t.Helper()
+	pause := filepath.Join(ProvisioningBinDir(), "pause")
+	if err := requireFiles("real node", KubeletBinary(), pause, "/usr/bin/containerd", "/usr/sbin/runc", "/bin/busybox", "/usr/lib/cni/loopback"); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "manila-node-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := &RealNode{Name: address, Dir: dir}
+	if err := cp.bindNodes(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.writeConfig(cp); err != nil {
+		t.Fatal(err)
+	}
+	for _, img := range []struct {
+		file, name string
+		entry      []string
+		files      []imageFile
+	}{
+		{"pause.tar", PauseImage, []string{"/pause"}, []imageFile{{Dest: "pause", Src: pause}}},
+		{"busybox.tar", BusyboxImage, nil, busyboxFiles()},
+	} {
+		if err := writeImageArchive(filepath.Join(dir, "images", img.file), img.name, img.entry, img.files); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// --kill-child: should the test process die, the node's PID 1 goes with unshare, and with it
+	// every process of the node.
+	cmd := exec.Command("unshare", "--mount", "--propagation", "slave", "--pid", "--fork", "--mount-proc", "--kill-child",
+		"bash", script("node.sh"), "run", dir, KubeletBinary())
+	cmd.Env = append(os.Environ(), "NODE_NAME="+address)
+	out, err := os.Create(filepath.Join(dir, "node.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	n.proc, err = StartProcess(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		n.Stop()
+		if !t.Failed() {
+			_ = os.RemoveAll(dir)
+		} else {
+			t.Logf("the real node %s kept its directory %s (kubelet.log, containerd.log, node.log)", address, dir)
+		}
+	})
+	return n
+}
+
+// Stop ends the node: SIGTERM to its PID 1 stops the kubelet and containerd, and its exit ends every
+// process left in the node's PID namespace (the containers' shims and processes).
+func (n *RealNode) Stop() {
+	select {
+	case <-n.proc.Exited:
+		return
+	default:
+	}
+	if pid, ok := n.initPID(); ok {
+		_ = syscall.Kill(pid, syscall.SIGTERM)
+		select {
+		case <-n.proc.Exited:
+			return
+		case <-time.After(30 * time.Second):
+		}
+	}
+	_ = n.proc.Cmd.Process.Kill()
+	<-n.proc.Exited
+}
+
+// Processes lists the running processes of the node's that name its directory (containerd, its shims,
+// the kubelet, hack/node.sh), as "pid command".
+func (n *RealNode) Processes() []string {
+	entries, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !strings.Contains(string(b), n.Dir) {
+			continue
+		}
+		out = append(out, e.Name()+" "+strings.ReplaceAll(strings.TrimRight(string(b), "\x00"), "\x00", " "))
+	}
+	return out
+}
+
+// initPID is the node's PID 1 as this machine numbers it: unshare's one child.
+func (n *RealNode) initPID() (int, bool) {
+	pid := n.proc.Cmd.Process.Pid
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	if err != nil {
+		return 0, false
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) != 1 {
+		return 0, false
+	}
+	child, err := strconv.Atoi(fields[0])
+	return child, err == nil
+}
+
+// bindNodes grants the group system:nodes the ClusterRole system:node, as the Node authorizer and
+// the node bootstrap do on a cluster (this API server authorizes by RBAC alone).
+func (cp *ControlPlane) bindNodes(ctx context.Context) error {
+	_, err := cp.Kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "test-world:nodes"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "system:node"},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: "system:nodes"}},
+	}, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
+}
+
+// writeConfig writes the node's client certificate and kubeconfig, containerd's and the kubelet's
+// configuration, and its CNI configuration (loopback alone: the node runs host-network pods only).
+func (n *RealNode) writeConfig(cp *ControlPlane) error {
+	d := n.Dir
+	for _, sub := range []string{"images", "cni/bin", "cni/conf", "pod-logs", "volume-plugins", "serving-certs"} {
+		if err := os.MkdirAll(filepath.Join(d, sub), 0o755); err != nil {
+			return err
+		}
+	}
+	certs := filepath.Join(cp.StateDir, "certs")
+	certPEM, keyPEM, err := signClientCert(filepath.Join(certs, "ca.crt"), filepath.Join(certs, "ca.key"), "system:node:"+n.Name, "system:nodes")
+	if err != nil {
+		return err
+	}
+	caPEM, err := os.ReadFile(filepath.Join(certs, "ca.crt"))
+	if err != nil {
+		return err
+	}
+	port, err := FreePort()
+	if err != nil {
+		return err
+	}
+	loopback, err := os.ReadFile("/usr/lib/cni/loopback")
+	if err != nil {
+		return err
+	}
+	b64 := base64.StdEncoding.EncodeToString
+	files := map[string]string{
+		"ca.crt": string(caPEM),
+		"kubeconfig": fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters: [{name: cp, cluster: {server: %q, certificate-authority-data: %s}}]
+users: [{name: node, user: {client-certificate-data: %s, client-key-data: %s}}]
+contexts: [{name: cp, context: {cluster: cp, user: node}}]
+current-context: cp
+`, cp.Config.Host, b64(caPEM), b64(certPEM), b64(keyPEM)),
+		"cni/conf/10-loopback.conflist": `{"cniVersion": "0.4.0", "name": "loopback", "plugins": [{"type": "loopback"}]}`,
+		"containerd.toml":               fmt.Sprintf(containerdConfig, d),
+		"kubelet.yaml":                  fmt.Sprintf(kubeletConfig, n.Name, port, d),
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(d, name), []byte(body), 0o600); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(filepath.Join(d, "cni/bin/loopback"), loopback, 0o755)
+}
+
+// containerdConfig: every path of containerd's under the node's directory, nothing listening but
+// the CRI stream server on 127.0.0.1, and restrict_oom_score_adj (runc cannot lower a score here).
+const containerdConfig = `version = 2
+root = "%[1]s/containerd/root"
+state = "%[1]s/containerd/state"
+disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.zfs", "io.containerd.snapshotter.v1.devmapper", "io.containerd.internal.v1.tracing"]
+[grpc]
+  address = "%[1]s/containerd.sock"
+[ttrpc]
+  address = "%[1]s/containerd.sock.ttrpc"
+[debug]
+  address = ""
+[metrics]
+  address = ""
+[plugins."io.containerd.internal.v1.opt"]
+  path = "%[1]s/containerd/opt"
+[plugins."io.containerd.grpc.v1.cri"]
+  stream_server_address = "127.0.0.1"
+  stream_server_port = "0"
+  disable_apparmor = true
+  disable_hugetlb_controller = true
+  restrict_oom_score_adj = true
+  sandbox_image = "` + PauseImage + `"
+  netns_mounts_under_state_dir = true
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "overlayfs"
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        SystemdCgroup = false
+        Root = "%[1]s/runc"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "%[1]s/cni/bin"
+    conf_dir = "%[1]s/cni/conf"
+`
+
+// kubeletConfig: cgroup v1 through cgroupfs without the QoS hierarchy (this machine's processes may
+// not set every cgroup the kubelet's node allocatable needs), no swap check, no read-only or healthz
+// port, x509 client authentication from the control plane's CA, and image garbage collection off:
+// the node's images are made here and can never be pulled again.
+const kubeletConfig = `apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+address: %[1]s
+port: %[2]d
+readOnlyPort: 0
+healthzPort: 0
+authentication:
+  anonymous: {enabled: false}
+  webhook: {enabled: false}
+  x509: {clientCAFile: %[3]s/ca.crt}
+authorization: {mode: AlwaysAllow}
+cgroupDriver: cgroupfs
+cgroupsPerQOS: false
+enforceNodeAllocatable: []
+failSwapOn: false
+failCgroupV1: false
+containerRuntimeEndpoint: unix://%[3]s/containerd.sock
+resolvConf: ""
+podLogsDir: %[3]s/pod-logs
+volumePluginDir: %[3]s/volume-plugins
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
+evictionHard: {memory.available: "1Mi", nodefs.available: "1%%", imagefs.available: "1%%", nodefs.inodesFree: "1%%"}
+protectKernelDefaults: false
+`
+
+// signClientCert issues a client certificate (ECDSA P-256, a day) for the user cn in group from the
+// CA's PEM files.
+func signClientCert(caCertFile, caKeyFile, cn, group string) (certPEM, keyPEM []byte, err error) {
+	ca, err := tls.LoadX509KeyPair(caCertFile, caKeyFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	caCert, err := x509.ParseCertificate(ca.Certificate[0])
+	if err != nil {
+		return nil, nil, err
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+	if err != nil {
+		return nil, nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial,
+		Subject:      pkix.Name{CommonName: cn, Organization: []string{group}},
+		NotBefore:    time.Now().Add(-time.Minute),
+		NotAfter:     time.Now().Add(24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, ca.PrivateKey)
+	if err != nil {
+		return nil, nil, err
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), nil
+}
