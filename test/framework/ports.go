@@ -53,10 +53,11 @@ func FreePort() (int, error) {
 	return 0, fmt.Errorf("no free port left in %d-%d", ports.lo, ports.hi)
 }
 
-// portRange is the ports from 10000 up to below the ephemeral range's start or, for shard "I/N", the
-// Ith of N equal parts of them.
+// portRange is the ports from 10400 up to below the ephemeral range's start or, for shard "I/N", the
+// Ith of N equal parts of them. From 10400: the operator's node DaemonSets are host-network and bind
+// fixed ports below it (10305-10308) on a real node (RealNode), which shares this machine's network.
 func portRange(shard string, ephemeralLo int) (int, int, error) {
-	lo, hi := 10000, ephemeralLo-1
+	lo, hi := 10400, ephemeralLo-1
 	if shard == "" {
 		return lo, hi, nil
 	}

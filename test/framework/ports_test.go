@@ -8,11 +8,11 @@ func TestPortRange(t *testing.T) {
 		lo, hi  int
 		wantErr bool
 	}{
-		{shard: "", lo: 10000, hi: 32767},
-		{shard: "0/1", lo: 10000, hi: 32767},
-		{shard: "0/6", lo: 10000, hi: 13793},
-		{shard: "5/6", lo: 28970, hi: 32763},
-		{shard: " 1 / 2 ", lo: 21384, hi: 32767},
+		{shard: "", lo: 10400, hi: 32767},
+		{shard: "0/1", lo: 10400, hi: 32767},
+		{shard: "0/6", lo: 10400, hi: 14127},
+		{shard: "5/6", lo: 29040, hi: 32767},
+		{shard: " 1 / 2 ", lo: 21584, hi: 32767},
 		{shard: "6/6", wantErr: true},
 		{shard: "-1/6", wantErr: true},
 		{shard: "0/0", wantErr: true},
