@@ -4,7 +4,7 @@
 #   kube-apiserver           k8s.io/kubernetes                      K8S_VERSION         [1.36.2]   -> K8S_BIN
 #   etcd                     go.etcd.io/etcd/server/v3 (etcdmain)   the etcd client's release      -> K8S_BIN
 #   kube-controller-manager  k8s.io/kubernetes                      K8S_VERSION                    -> PROV_BIN
-#   kubelet                  k8s.io/kubernetes                      K8S_VERSION (the real node)    -> K8S_BIN
+#   kubelet, kube-scheduler  k8s.io/kubernetes                      K8S_VERSION (the real node)    -> K8S_BIN
 #   manila-csi-plugin        k8s.io/cloud-provider-openstack        MANILA_CSI_VERSION  [v1.36.0]  -> PROV_BIN
 #   csi-provisioner          external-provisioner/v6                PROVISIONER_VERSION [v6.3.0]   -> PROV_BIN
 #   csi-resizer              external-resizer/v2                    RESIZER_VERSION     [v2.2.0]   -> PROV_BIN
@@ -59,6 +59,7 @@ kube-apiserver k8s k8s.io/kubernetes@v$K8S_VERSION k8s.io/kubernetes/cmd/kube-ap
 etcd k8s go.etcd.io/etcd/server/v3 example.com/k8s-binaries/cmd/etcd
 kube-controller-manager prov k8s.io/kubernetes@v$K8S_VERSION k8s.io/kubernetes/cmd/kube-controller-manager $kver
 kubelet k8s k8s.io/kubernetes@v$K8S_VERSION k8s.io/kubernetes/cmd/kubelet $kver
+kube-scheduler k8s k8s.io/kubernetes@v$K8S_VERSION k8s.io/kubernetes/cmd/kube-scheduler $kver
 manila-csi-plugin prov k8s.io/cloud-provider-openstack@$MANILA_CSI_VERSION k8s.io/cloud-provider-openstack/cmd/manila-csi-plugin -X k8s.io/cloud-provider-openstack/pkg/version.Version=$MANILA_CSI_VERSION
 csi-provisioner prov github.com/kubernetes-csi/external-provisioner/v6@$PROVISIONER_VERSION github.com/kubernetes-csi/external-provisioner/v6/cmd/csi-provisioner -X main.version=$PROVISIONER_VERSION
 csi-resizer prov github.com/kubernetes-csi/external-resizer/v2@$RESIZER_VERSION github.com/kubernetes-csi/external-resizer/v2/cmd/csi-resizer -X main.version=$RESIZER_VERSION

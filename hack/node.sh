@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# node.sh - a real node of the test world: Debian's containerd and runc, and a kubelet, in a mount and
-# PID namespace of their own (../shared/REFERENCE.md section 18). Nothing of the node reaches the
-# machine: its /var/lib/kubelet, the sysctls the kubelet writes and its containers' mounts stay in
-# its mount namespace, its processes die with its PID namespace, and it runs no iptables.
+# node.sh - a real node of the test world: Debian's containerd and runc, and a kubelet, in a mount, PID
+# and network namespace of their own (../shared/REFERENCE.md section 18). Nothing of the node reaches
+# the machine: its /var/lib/kubelet, the sysctls the kubelet writes and its containers' mounts stay in
+# its mount namespace, its processes die with its PID namespace, and its host-network pods bind and
+# reach only its own loopback (the test relays the ports it needs of the machine's 127.0.0.1 into it,
+# test/framework/realnode.go), where the OpenStack metadata service is a file server on
+# 169.254.169.254:80 serving DIR/metadata (what a VM's metadata service says: its instance ID).
 #
 # Usage:
 #   node.sh install            # containerd, runc, the CNI plugins, busybox (static); root; idempotent
-#   node.sh build OUT          # OUT/pause: Kubernetes' pause, from k8s.io/kubernetes's build/pause
+#   node.sh build OUT          # OUT/pause: Kubernetes' pause, from k8s.io/kubernetes's build/pause; and
+#                              # OUT/csi-node-driver-registrar (v2.17.0) and OUT/livenessprobe (v2.19.0)
+#                              # from their checked archives in UPSTREAM_DIR (the proxy refuses them)
 #   node.sh run DIR KUBELET    # as PID 1 of the node's namespaces (test/framework/realnode.go starts it
 #                              # under unshare): containerd with DIR/containerd.toml, the image archives
 #                              # DIR/images/*.tar imported, then KUBELET with DIR/kubelet.yaml and
@@ -19,11 +24,24 @@ die() { log "ERROR: $*"; exit 1; }
 . "$HACK/lib.sh"
 K8S_VERSION=${K8S_VERSION:-1.36.2}
 PAUSE_VERSION=3.10.2
+if [ -z "${UPSTREAM_DIR:-}" ]; then
+  for UPSTREAM_DIR in "$HACK/../../shared/upstream" /work/shared/upstream; do [ -d "$UPSTREAM_DIR" ] && break; done
+fi
+REGISTRAR_ARCHIVE=${REGISTRAR_ARCHIVE:-$UPSTREAM_DIR/node-driver-registrar-c5794c45f34c.tar.xz}
+LIVENESSPROBE_ARCHIVE=${LIVENESSPROBE_ARCHIVE:-$UPSTREAM_DIR/livenessprobe-d2d15a5e8217.tar.xz}
 
 cmd_install() { install_packages containerd runc containernetworking-plugins busybox-static; }
 
 cmd_build() {
-  local out=${1:?usage: build OUT} src stamp
+  local out=${1:?usage: build OUT}
+  mkdir -p "$out"; out=$(cd "$out" && pwd)
+  build_pause "$out"
+  build_sidecar "$out" csi-node-driver-registrar "$REGISTRAR_ARCHIVE" v2.17.0
+  build_sidecar "$out" livenessprobe "$LIVENESSPROBE_ARCHIVE" v2.19.0
+}
+
+build_pause() {
+  local out=$1 src stamp
   stamp="k8s=$K8S_VERSION pause=$PAUSE_VERSION $(gcc -dumpversion)"
   if [ -x "$out/pause" ] && [ "$(cat "$out/.pause.version" 2>/dev/null)" = "$stamp" ]; then
     log "pause is built ($stamp)"; return 0
@@ -31,16 +49,36 @@ cmd_build() {
   src=$(cd /tmp && GOFLAGS=-mod=mod GOTOOLCHAIN=local go mod download -json "k8s.io/kubernetes@v$K8S_VERSION" |
     sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
   [ -f "$src/build/pause/linux/pause.c" ] || die "no build/pause/linux/pause.c in k8s.io/kubernetes@v$K8S_VERSION"
-  mkdir -p "$out"
   gcc -Os -static -Wall -DVERSION="$PAUSE_VERSION" -o "$out/pause.tmp" "$src/build/pause/linux/pause.c"
   mv "$out/pause.tmp" "$out/pause"; echo "$stamp" >"$out/.pause.version"
   log "pause $PAUSE_VERSION built"
+}
+
+# build_sidecar OUT NAME ARCHIVE VERSION: ./cmd/NAME of a kubernetes-csi archive, static, with its
+# vendor/ and the flags of the test world's other builds.
+build_sidecar() {
+  local out=$1 name=$2 archive=$3 version=$4 stamp work src t
+  stamp="$name $(checked_archive "$archive") $(go env GOVERSION)"
+  if [ -x "$out/$name" ] && [ "$(cat "$out/.$name.version" 2>/dev/null)" = "$stamp" ]; then
+    log "$name is built"; return 0
+  fi
+  t=$(date +%s)
+  work=$out/../../node-src; mkdir -p "$work"
+  src=$work/$(basename "$archive" .tar.xz)
+  rm -rf "$src"; tar -xJf "$archive" -C "$work"
+  (cd "$src" && GOFLAGS="-mod=vendor -trimpath -buildvcs=false -gcflags=all=-dwarf=false" GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=0 \
+    go build -ldflags "-s -w -X main.version=$version" -o "$out/$name" "./cmd/$name")
+  echo "$stamp" >"$out/.$name.version"
+  log "$name: built in $(( $(date +%s) - t ))s"
 }
 
 # run: the node's PID 1. bash stays PID 1 (not exec'd into the kubelet) so that the shims containerd
 # leaves behind are reaped.
 cmd_run() {
   local d=${1:?usage: run DIR KUBELET} kubelet=${2:?usage: run DIR KUBELET} f b kpid cpid
+  ip link set lo up
+  ip addr add 169.254.169.254/32 dev lo
+  busybox httpd -f -p 169.254.169.254:80 -h "$d/metadata" &
   mount --make-rshared /
   mkdir -p "$d/kubelet-root" /var/lib/kubelet
   mount --bind "$d/kubelet-root" /var/lib/kubelet
@@ -49,8 +87,8 @@ cmd_run() {
   for f in vm/overcommit_memory kernel/panic kernel/panic_on_oops; do
     cp "/proc/sys/$f" "$d/sysctl-${f##*/}"; mount --bind "$d/sysctl-${f##*/}" "/proc/sys/$f"
   done
-  # No iptables: the node shares the machine's network namespace, and the kubelet's chains would be
-  # the machine's. It logs the failure and carries on.
+  # No iptables: the kubelet's chains are not needed (no Services here), and the node's network
+  # namespace has no netfilter of its own to change. It logs the failure and carries on.
   printf '#!/bin/sh\necho "no iptables on a test-world node" >&2\nexit 1\n' >"$d/no-xtables"; chmod +x "$d/no-xtables"
   for b in iptables ip6tables iptables-legacy ip6tables-legacy iptables-nft ip6tables-nft xtables-legacy-multi \
            xtables-nft-multi iptables-save iptables-restore ip6tables-save ip6tables-restore; do

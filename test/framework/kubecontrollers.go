@@ -42,3 +42,32 @@ func (w *World) StartKubeControllers(t testing.TB, controllers ...string) {
 	})
 	t.Logf("kube-controller-manager started (pid %d) with %s", cmd.Process.Pid, strings.Join(controllers, ","))
 }
+
+// StartScheduler runs kube-scheduler until the test ends: DaemonSet pods name their node by affinity
+// and wait for the scheduler to bind them, as on a cluster.
+func (w *World) StartScheduler(t testing.TB) {
+	t.Helper()
+	path := filepath.Join(ControlPlaneBinDir(), "kube-scheduler")
+	if err := requireFiles("kube-scheduler (hack/k8s-binaries.sh build: make deps-k8s)", path); err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(t.TempDir(), "kube-scheduler.log")
+	f, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd := exec.Command(path, "--kubeconfig="+w.Kubeconfig, "--leader-elect=false", "--secure-port=0")
+	cmd.Env, cmd.Stdout, cmd.Stderr = []string{"PATH=" + os.Getenv("PATH")}, f, f
+	p, err := StartProcess(cmd)
+	if err != nil {
+		t.Fatalf("starting kube-scheduler: %v", err)
+	}
+	t.Cleanup(func() {
+		p.Stop(10 * time.Second)
+		if t.Failed() {
+			b, _ := os.ReadFile(logPath)
+			LogOnFailure(t, "kube-scheduler log", 40, string(b))
+		}
+	})
+}

@@ -6,8 +6,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path"
+	"path/filepath"
 	"strings"
 )
 
@@ -32,6 +35,37 @@ func busyboxFiles() []imageFile {
 		files = append(files, imageFile{Dest: "bin/" + applet, Link: "busybox"})
 	}
 	return files
+}
+
+// OperandNodeImages maps the node DaemonSets' images the in-process operator is given (TestImages)
+// to the binaries built here that their containers run.
+func OperandNodeImages() map[string]string {
+	bin := ProvisioningBinDir()
+	return map[string]string{
+		TestImages["DRIVER_IMAGE"]:                filepath.Join(bin, "manila-csi-plugin"),
+		TestImages["NFS_DRIVER_IMAGE"]:            filepath.Join(bin, "nfsplugin"),
+		TestImages["NODE_DRIVER_REGISTRAR_IMAGE"]: filepath.Join(bin, "csi-node-driver-registrar"),
+		TestImages["LIVENESS_PROBE_IMAGE"]:        filepath.Join(bin, "livenessprobe"),
+	}
+}
+
+// binaryImage is an image whose entrypoint is bin (as /bin/<its name>), with the shared libraries it
+// links (ldd) and busybox for the shell its pods' hooks and init containers use.
+func binaryImage(bin string) ([]string, []imageFile, error) {
+	dest := "bin/" + filepath.Base(bin)
+	files := append(busyboxFiles(), imageFile{Dest: dest, Src: bin})
+	out, err := exec.Command("ldd", bin).CombinedOutput()
+	if err != nil && !strings.Contains(string(out), "not a dynamic executable") {
+		return nil, nil, fmt.Errorf("ldd %s: %w: %s", bin, err, out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		for _, f := range strings.Fields(line) {
+			if strings.HasPrefix(f, "/") {
+				files = append(files, imageFile{Dest: strings.TrimPrefix(f, "/"), Src: f})
+			}
+		}
+	}
+	return []string{"/" + dest}, files, nil
 }
 
 // writeImageArchive writes a docker-archive tarball (what `docker save` writes and `ctr images

@@ -5,21 +5,30 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/pem"
+	"errors"
 	"fmt"
+	"io"
 	"math/big"
+	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -27,21 +36,29 @@ import (
 )
 
 // RealNode is a real node of the test world: Debian's containerd and runc and a kubelet v1.36.2 in a
-// mount and PID namespace of their own (hack/node.sh run), registered with the control plane under
-// the node identity system:node:<Name>. Its name is its loopback address (127.0.0.N), which the
-// kubelet reports as the node's InternalIP; it serves on a port of this shard's range.
+// mount, PID and network namespace of their own (hack/node.sh run), registered with the control plane
+// under the node identity system:node:<Name>. Its name is a loopback address (127.0.0.N), which the
+// kubelet reports as the node's InternalIP. Its host-network pods bind the node's own loopback (the
+// operator's node DaemonSets' fixed ports collide with nothing) and reach of the machine only the ports
+// relayed into it: the API server's, and those Relay adds. Its OpenStack metadata service (on
+// 169.254.169.254 in its namespace) gives InstanceID.
 type RealNode struct {
-	Name string
-	Dir  string
-	proc *Process
+	Name       string
+	Dir        string
+	InstanceID string
+	proc       *Process
+	netns      string
+	relays     []net.Listener
 }
 
 // KubeletBinary is the kubelet `make test-deps` builds beside kube-apiserver.
 func KubeletBinary() string { return filepath.Join(ControlPlaneBinDir(), "kubelet") }
 
-// StartRealNode starts a real node named by address on cp; the test's cleanup stops it. It returns
-// once the kubelet runs (the node's registration and readiness are the test's to wait for).
-func (cp *ControlPlane) StartRealNode(t testing.TB, address string) *RealNode {
+// StartRealNode starts a real node named by address on cp, with the pause and busybox images and,
+// for each image name of binaries, an image of that binary (binaryImage); the test's cleanup stops
+// it. It returns once the kubelet runs (the node's registration and readiness are the test's to wait
+// for).
+func (cp *ControlPlane) StartRealNode(t testing.TB, address string, binaries map[string]string) *RealNode {
 	t.Helper()
 	pause := filepath.Join(ProvisioningBinDir(), "pause")
 	if err := requireFiles("real node", KubeletBinary(), pause, "/usr/bin/containerd", "/usr/sbin/runc", "/bin/busybox", "/usr/lib/cni/loopback"); err != nil {
@@ -51,7 +68,7 @@ func (cp *ControlPlane) StartRealNode(t testing.TB, address string) *RealNode {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := &RealNode{Name: address, Dir: dir}
+	n := &RealNode{Name: address, Dir: dir, InstanceID: instanceID(address)}
 	if err := cp.bindNodes(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -70,9 +87,20 @@ func (cp *ControlPlane) StartRealNode(t testing.TB, address string) *RealNode {
 			t.Fatal(err)
 		}
 	}
+	i := 0
+	for name, bin := range binaries {
+		entry, files, err := binaryImage(bin)
+		if err == nil {
+			err = writeImageArchive(filepath.Join(dir, "images", fmt.Sprintf("binary-%d.tar", i)), name, entry, files)
+		}
+		if err != nil {
+			t.Fatalf("image %s of %s: %v", name, bin, err)
+		}
+		i++
+	}
 	// --kill-child: should the test process die, the node's PID 1 goes with unshare, and with it
 	// every process of the node.
-	cmd := exec.Command("unshare", "--mount", "--propagation", "slave", "--pid", "--fork", "--mount-proc", "--kill-child",
+	cmd := exec.Command("unshare", "--mount", "--propagation", "slave", "--pid", "--net", "--fork", "--mount-proc", "--kill-child",
 		"bash", script("node.sh"), "run", dir, KubeletBinary())
 	cmd.Env = append(os.Environ(), "NODE_NAME="+address)
 	out, err := os.Create(filepath.Join(dir, "node.log"))
@@ -85,14 +113,118 @@ func (cp *ControlPlane) StartRealNode(t testing.TB, address string) *RealNode {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
+		tasks := n.tasks()
 		n.Stop()
+		for _, l := range n.relays {
+			_ = l.Close()
+		}
+		if err := removeCgroups(tasks); err != nil {
+			t.Errorf("removing the cgroups of node %s: %v", address, err)
+		}
 		if !t.Failed() {
 			_ = os.RemoveAll(dir)
 		} else {
 			t.Logf("the real node %s kept its directory %s (kubelet.log, containerd.log, node.log)", address, dir)
 		}
 	})
+	if n.netns, err = n.waitNetNS(); err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(cp.Config.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, err := strconv.Atoi(u.Port())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Relay(t, port)
 	return n
+}
+
+// Relay makes port of this machine's 127.0.0.1 reachable at the same port of the node's loopback.
+func (n *RealNode) Relay(t testing.TB, port int) {
+	t.Helper()
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	l, err := listenInNetNS(n.netns, addr)
+	if err != nil {
+		t.Fatalf("relaying %s into node %s: %v", addr, n.Name, err)
+	}
+	n.relays = append(n.relays, l)
+	go func() {
+		for {
+			in, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer in.Close()
+				out, err := net.Dial("tcp", addr)
+				if err != nil {
+					return
+				}
+				defer out.Close()
+				go func() { _, _ = io.Copy(out, in); _ = out.(*net.TCPConn).CloseWrite() }()
+				_, _ = io.Copy(in, out)
+			}()
+		}
+	}()
+}
+
+// waitNetNS is the path of the node's network namespace once unshare has made it (unshare enters it
+// itself before it forks the node's PID 1).
+func (n *RealNode) waitNetNS() (string, error) {
+	own, err := os.Readlink("/proc/self/ns/net")
+	if err != nil {
+		return "", err
+	}
+	path := fmt.Sprintf("/proc/%d/ns/net", n.proc.Cmd.Process.Pid)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if ns, err := os.Readlink(path); err == nil && ns != own {
+			return path, nil
+		}
+		select {
+		case <-n.proc.Exited:
+			return "", fmt.Errorf("the node's unshare exited: %v (see %s)", n.proc.Err, filepath.Join(n.Dir, "node.log"))
+		default:
+		}
+	}
+	return "", fmt.Errorf("no network namespace of the node's own at %s", path)
+}
+
+// listenInNetNS listens on addr in the network namespace at nsPath: from a thread of its own that
+// enters it and is never given back (the goroutine locks it and ends, so the thread ends too), while
+// the connections it accepts are served from this process's namespace.
+func listenInNetNS(nsPath, addr string) (net.Listener, error) {
+	type result struct {
+		l   net.Listener
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread()
+		fd, err := unix.Open(nsPath, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			ch <- result{err: err}
+			return
+		}
+		defer unix.Close(fd)
+		if err := unix.Setns(fd, unix.CLONE_NEWNET); err != nil {
+			ch <- result{err: err}
+			return
+		}
+		l, err := net.Listen("tcp", addr)
+		ch <- result{l, err}
+	}()
+	r := <-ch
+	return r.l, r.err
+}
+
+// instanceID is the node's instance ID as its metadata service gives it: a UUID made from its address.
+func instanceID(address string) string {
+	sum := sha256.Sum256([]byte("manila-test-node/" + address))
+	h := hex.EncodeToString(sum[:16])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 }
 
 // Stop ends the node: SIGTERM to its PID 1 stops the kubelet and containerd, and its exit ends every
@@ -133,6 +265,38 @@ func (n *RealNode) Processes() []string {
 	return out
 }
 
+// tasks are the IDs of the containers and sandboxes containerd runs for the node now: its runc shims'
+// state directories.
+func (n *RealNode) tasks() []string {
+	entries, _ := os.ReadDir(filepath.Join(n.Dir, "containerd/state/io.containerd.runtime.v2.task/k8s.io"))
+	var ids []string
+	for _, e := range entries {
+		ids = append(ids, e.Name())
+	}
+	return ids
+}
+
+// removeCgroups removes the cgroups runc made for the tasks (containerd puts every pod's under
+// k8s.io/<task> of each hierarchy: the kubelet without its QoS hierarchy names no parent) once their
+// processes are gone; a task the node stopped itself has none left.
+func removeCgroups(tasks []string) error {
+	var last error
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		last = nil
+		for _, id := range tasks {
+			dirs, _ := filepath.Glob(filepath.Join("/sys/fs/cgroup", "*", "k8s.io", id))
+			for _, d := range dirs {
+				if err := unix.Rmdir(d); err != nil && !errors.Is(err, unix.ENOENT) {
+					last = fmt.Errorf("%s: %w", d, err)
+				}
+			}
+		}
+		if last == nil || time.Now().After(deadline) {
+			return last
+		}
+	}
+}
+
 // initPID is the node's PID 1 as this machine numbers it: unshare's one child.
 func (n *RealNode) initPID() (int, bool) {
 	pid := n.proc.Cmd.Process.Pid
@@ -163,10 +327,11 @@ func (cp *ControlPlane) bindNodes(ctx context.Context) error {
 }
 
 // writeConfig writes the node's client certificate and kubeconfig, containerd's and the kubelet's
-// configuration, and its CNI configuration (loopback alone: the node runs host-network pods only).
+// configuration, its CNI configuration (loopback alone: the node runs host-network pods only) and its
+// metadata service's meta_data.json.
 func (n *RealNode) writeConfig(cp *ControlPlane) error {
 	d := n.Dir
-	for _, sub := range []string{"images", "cni/bin", "cni/conf", "pod-logs", "volume-plugins", "serving-certs"} {
+	for _, sub := range []string{"images", "cni/bin", "cni/conf", "pod-logs", "volume-plugins", "serving-certs", "metadata/openstack/latest"} {
 		if err := os.MkdirAll(filepath.Join(d, sub), 0o755); err != nil {
 			return err
 		}
@@ -198,12 +363,17 @@ users: [{name: node, user: {client-certificate-data: %s, client-key-data: %s}}]
 contexts: [{name: cp, context: {cluster: cp, user: node}}]
 current-context: cp
 `, cp.Config.Host, b64(caPEM), b64(certPEM), b64(keyPEM)),
-		"cni/conf/10-loopback.conflist": `{"cniVersion": "0.4.0", "name": "loopback", "plugins": [{"type": "loopback"}]}`,
-		"containerd.toml":               fmt.Sprintf(containerdConfig, d),
-		"kubelet.yaml":                  fmt.Sprintf(kubeletConfig, n.Name, port, d),
+		"cni/conf/10-loopback.conflist":            `{"cniVersion": "0.4.0", "name": "loopback", "plugins": [{"type": "loopback"}]}`,
+		"metadata/openstack/latest/meta_data.json": fmt.Sprintf(`{"uuid": %q, "name": %q, "availability_zone": "nova"}`, n.InstanceID, n.Name),
+		"containerd.toml":                          fmt.Sprintf(containerdConfig, d),
+		"kubelet.yaml":                             fmt.Sprintf(kubeletConfig, n.Name, port, d),
 	}
 	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(d, name), []byte(body), 0o600); err != nil {
+		mode := os.FileMode(0o600)
+		if strings.HasPrefix(name, "metadata/") {
+			mode = 0o644
+		}
+		if err := os.WriteFile(filepath.Join(d, name), []byte(body), mode); err != nil {
 			return err
 		}
 	}

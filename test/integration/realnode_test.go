@@ -5,14 +5,17 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	operatorv1 "github.com/openshift/api/operator/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
@@ -28,12 +31,8 @@ const realNodeTimeout = 3 * time.Minute
 func TestRealNodeRunsAPod(t *testing.T) {
 	ctx := context.Background()
 	const address = "127.0.0.2"
-	t.Cleanup(func() { // after the node's own cleanup: the Node object would outlive it NotReady
-		if err := world.Kube.CoreV1().Nodes().Delete(ctx, address, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			t.Errorf("deleting node %s: %v", address, err)
-		}
-	})
-	node := world.StartRealNode(t, address)
+	t.Cleanup(func() { forgetRealNode(t, address) }) // after the node's own cleanup
+	node := world.StartRealNode(t, address, nil)
 
 	framework.Eventually(t, realNodeTimeout, "node "+address+" Ready", func(ctx context.Context) error {
 		n, err := world.Kube.CoreV1().Nodes().Get(ctx, address, metav1.GetOptions{})
@@ -141,4 +140,81 @@ func mountsUnder(t *testing.T, paths ...string) []string {
 		}
 	}
 	return out
+}
+
+// The operator's node DaemonSets on a real node: the DaemonSet controller makes their pods for it and
+// kube-scheduler binds them, the real kubelet runs them as the operator rendered them (hostPaths, mount propagation, the registrars'
+// sockets, the liveness probes) from images of the binaries built here; the kubelet registers the
+// Manila driver through plugins_registry with the node ID manila-csi-plugin read from the node's
+// metadata service (its CSINode), and every container of both pods is Ready.
+func TestRealNodeRegistersTheNodePlugins(t *testing.T) {
+	world.ResetOperand(t)
+	createShareType(t, framework.ShareTypeSpec{Name: "default"})
+	world.CreateClusterCSIDriver(t, operatorv1.Managed)
+	world.RunOperator(t)
+	world.StartKubeControllers(t, "daemonset-controller", "root-ca-certificate-publisher-controller")
+	world.StartScheduler(t)
+	const address = "127.0.0.3"
+	t.Cleanup(func() { forgetRealNode(t, address) })
+	node := world.StartRealNode(t, address, framework.OperandNodeImages())
+
+	// Only the Manila driver registers: the NFS node plugin has no registrar, as manila-csi-plugin
+	// alone calls it (forwarding, through the socket the two pods share).
+	framework.Eventually(t, realNodeTimeout, "the kubelet of "+address+" registering "+names.CSIDriverName, func(ctx context.Context) error {
+		n, err := world.Kube.StorageV1().CSINodes().Get(ctx, address, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if len(n.Spec.Drivers) != 1 || n.Spec.Drivers[0].Name != names.CSIDriverName {
+			return fmt.Errorf("CSINode %s drivers %+v; want %s alone", address, n.Spec.Drivers, names.CSIDriverName)
+		}
+		if id := n.Spec.Drivers[0].NodeID; id != node.InstanceID {
+			return fmt.Errorf("node ID %q; want the instance ID the node's metadata service gives, %q", id, node.InstanceID)
+		}
+		t.Logf("CSINode %s: %s with node ID %s (the instance ID from the node's metadata service)", address, names.CSIDriverName, node.InstanceID)
+		return nil
+	})
+	framework.Eventually(t, realNodeTimeout, "the node plugins' pods on "+address+" Ready", func(ctx context.Context) error {
+		pods, err := world.Kube.CoreV1().Pods(names.OperandNamespace).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + address})
+		if err != nil {
+			return err
+		}
+		var ready []string // the DaemonSets whose pod here has every container Ready
+		for _, p := range pods.Items {
+			for _, c := range p.Status.ContainerStatuses {
+				if !c.Ready {
+					return fmt.Errorf("pod %s: %s, container %s not Ready: %+v", p.Name, p.Status.Phase, c.Name, c.State)
+				}
+			}
+			if len(p.Status.ContainerStatuses) > 0 && len(p.OwnerReferences) > 0 {
+				ready = append(ready, p.OwnerReferences[0].Name)
+			}
+		}
+		for _, ds := range []string{framework.NodeDaemonSet, framework.NFSNodeDaemonSet} {
+			if !slices.Contains(ready, ds) {
+				return fmt.Errorf("no Ready pod of %s on %s (Ready: %v)", ds, address, ready)
+			}
+		}
+		t.Logf("pods Ready on %s: %v", address, ready)
+		return nil
+	})
+}
+
+// forgetRealNode removes what a stopped real node leaves in the API: its pods (no kubelet will confirm
+// their deletion) and its Node.
+func forgetRealNode(t *testing.T, address string) {
+	ctx := context.Background()
+	pods, err := world.Kube.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + address})
+	if err != nil {
+		t.Errorf("the pods of node %s: %v", address, err)
+	} else {
+		for _, p := range pods.Items {
+			if err := world.Kube.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil && !apierrors.IsNotFound(err) {
+				t.Errorf("deleting pod %s/%s of node %s: %v", p.Namespace, p.Name, address, err)
+			}
+		}
+	}
+	if err := world.Kube.CoreV1().Nodes().Delete(ctx, address, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		t.Errorf("deleting node %s: %v", address, err)
+	}
 }
