@@ -1,16 +1,13 @@
 #!/usr/bin/env bash
 # Runs the integration tests (test/integration) in INTEGRATION_SHARDS processes side by side, each
 # against its own test world on ports of its own range. Within one world the tests share the
-# ClusterCSIDriver and the namespaces, so they run one after another. The shards share one queue of
-# the tests, longest first by each test's time in hack/integration-durations.txt: each shard takes
-# the next test nobody took as it becomes free (TEST_QUEUE, test/integration/main_test.go), so the
-# shards end close together even where the recorded times are off. A shard that fails prints its
-# failed tests' process logs, then its whole output; one that passes prints each test's time,
-# slowest first (to refresh that file with). The run fails if any shard fails or any test skips (a
-# skipped test proves nothing). The test binary is built once and run by every shard: six `go test`
-# runs would each link it, side by side, on a 2-core machine; so is the operator binary the tests
-# run (the first shard to need it builds it, TEST_OPERATOR_BINARY). INTEGRATION_FLAGS are build
-# flags for the test binary.
+# ClusterCSIDriver and the namespaces, so they run one after another; the shards are balanced by each test's time in
+# hack/integration-durations.txt (longest first, each to the shard with the least time so far). A
+# shard that fails prints its failed tests' process logs, then its whole output; one that passes prints each test's time, slowest first
+# (to refresh that file with). The run fails if any shard fails or any test skips (a skipped test
+# proves nothing). The test binary is built once and run by every shard: six `go test` runs would each
+# link it, side by side, on a 2-core machine; so is the operator binary the tests run (the first shard
+# to need it builds it, TEST_OPERATOR_BINARY). INTEGRATION_FLAGS are build flags for the test binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARDS=${INTEGRATION_SHARDS:-6}
@@ -26,20 +23,27 @@ $GO test -c -o "$bin" -ldflags='-s -w' ${INTEGRATION_FLAGS:-} "$PKG"
 # A test binary runs in its package's directory, as `go test` runs it.
 mapfile -t tests < <(cd "$PKG" && "$bin" -test.list '.*' | grep '^Test')
 [ "${#tests[@]}" -gt 0 ] || { echo "no integration tests found" >&2; exit 1; }
-# The queue: longest first over the recorded times (30 s for a test not recorded).
-printf '%s\n' "${tests[@]}" | awk '
+# "shard test" lines: longest-processing-time-first over the recorded times.
+printf '%s\n' "${tests[@]}" | awk -v shards="$SHARDS" '
   NR == FNR { if ($0 !~ /^#/) secs[$2] = $1; next }
-  { print (($1 in secs) ? secs[$1] : 30), $1 }' hack/integration-durations.txt - | sort -k1,1rn -k2 | awk '{ print $2 }' > "$out/queue"
+  { t[$1] = ($1 in secs) ? secs[$1] : 30; order[++n] = $1 }
+  END {
+    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (t[order[j]] > t[order[i]]) { x = order[i]; order[i] = order[j]; order[j] = x }
+    for (i = 1; i <= n; i++) { best = 0; for (s = 1; s < shards; s++) if (load[s] < load[best]) best = s; load[best] += t[order[i]]; print best, order[i] }
+  }' hack/integration-durations.txt - > "$out/plan"
 pids=()
 for ((s = 0; s < SHARDS; s++)); do
-  echo "== integration shard $((s + 1))/$SHARDS: from the queue of ${#tests[@]} tests"
+  mapfile -t names < <(awk -v s="$s" '$1 == s { print $2 }' "$out/plan")
+  [ "${#names[@]}" -gt 0 ] || continue
+  regex="^($(IFS='|'; echo "${names[*]}"))\$"
+  echo "== integration shard $((s + 1))/$SHARDS: ${#names[@]} tests"
   # TEST_SHARD: each shard hands out ports from a part of its own (test/framework/ports.go), so a
   # server a test stops for a while keeps its port free for its return.
-  # The shard's own wall time goes to shard-N.secs.
+  # The shard's own wall time goes to shard-N.secs: a plan far from even shows in them.
   # `|| rc=$?`: under set -e a failing test binary would end the subshell before it wrote its time.
   # TEST_ARTIFACTS_DIR: a failed test's process logs go there (test/framework/failurelogs.go), printed
   # below before the shard's output, so each failed test's errors stay next to its "--- FAIL" line.
-  (began=$(date +%s); rc=0; cd "$PKG" && TEST_SHARD="$s/$SHARDS" TEST_QUEUE="$out/queue" TEST_ARTIFACTS_DIR="$out/artifacts-$s" TEST_OPERATOR_BINARY="$out/manila-csi-driver-operator" "$bin" -test.v -test.count=1 -test.timeout=40m || rc=$?
+  (began=$(date +%s); rc=0; cd "$PKG" && TEST_SHARD="$s/$SHARDS" TEST_ARTIFACTS_DIR="$out/artifacts-$s" TEST_OPERATOR_BINARY="$out/manila-csi-driver-operator" "$bin" -test.v -test.count=1 -test.timeout=40m -test.run "$regex" || rc=$?
    echo $(( $(date +%s) - began )) > "$out/shard-$s.secs"; exit $rc) > "$out/shard-$s.log" 2>&1 &
   pids+=("$!:$s")
 done
@@ -65,7 +69,4 @@ for entry in "${pids[@]}"; do
     cat "$out/shard-$s.log"
   fi
 done
-# Every test was taken by a shard (one that died early leaves the rest to the others, or to none).
-ran=$(find "$out/queue.claims" -mindepth 1 -maxdepth 1 -type d | wc -l)
-if [ "$ran" -ne "${#tests[@]}" ]; then echo "== only $ran of ${#tests[@]} tests were run" >&2; rc=1; fi
 exit $rc

@@ -4,14 +4,9 @@ package integration
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"regexp"
-	"strings"
 	"testing"
 	"time"
 
@@ -36,7 +31,7 @@ func TestMain(m *testing.M) {
 	fmt.Fprintf(os.Stderr, "test world up in %s: kube-apiserver %s, keystone %s, manila %s\n",
 		time.Since(start).Round(time.Millisecond), w.Config.Host, w.OpenStack.AuthURL(), w.OpenStack.ManilaURL())
 	world = w
-	code := runTests(m)
+	code := m.Run()
 	// No credential anywhere but where it must be, after every test has run.
 	for i, sentinel := range w.OpenStack.Sentinels() {
 		what := []string{"the world's password", "the application credential's secret"}[i]
@@ -57,41 +52,4 @@ func TestMain(m *testing.M) {
 		_ = os.RemoveAll(binaryDir)
 	}
 	os.Exit(code)
-}
-
-// runTests runs the tests -test.run selects or, when TEST_QUEUE names a file of test names (longest
-// first, hack/test-integration.sh), each name of it that no other shard claimed first (a directory
-// under TEST_QUEUE's claims/): the shards take the next test as each becomes free, so they end
-// within about one short test of each other whatever the recorded times were.
-func runTests(m *testing.M) int {
-	queue := os.Getenv("TEST_QUEUE")
-	if queue == "" {
-		return m.Run()
-	}
-	b, err := os.ReadFile(queue)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "FAIL: reading the test queue: %v\n", err)
-		return 1
-	}
-	claims := queue + ".claims"
-	if err := os.MkdirAll(claims, 0o755); err != nil {
-		fmt.Fprintf(os.Stderr, "FAIL: %v\n", err)
-		return 1
-	}
-	code := 0
-	for _, name := range strings.Fields(string(b)) {
-		switch err := os.Mkdir(filepath.Join(claims, name), 0o755); {
-		case errors.Is(err, fs.ErrExist):
-			continue // another shard runs it
-		case err != nil:
-			fmt.Fprintf(os.Stderr, "FAIL: claiming %s: %v\n", name, err)
-			return 1
-		}
-		if err := flag.Set("test.run", "^"+regexp.QuoteMeta(name)+"$"); err != nil {
-			fmt.Fprintf(os.Stderr, "FAIL: %v\n", err)
-			return 1
-		}
-		code = max(code, m.Run())
-	}
-	return code
 }
