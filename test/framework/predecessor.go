@@ -195,7 +195,21 @@ func (w *World) PredecessorLeaseFor(t testing.TB, p Predecessor, identity string
 	l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: PredecessorLease(p), Namespace: names.OperatorNamespace},
 		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(identity), LeaseDurationSeconds: ptr.To(int32(duration.Seconds())),
 			AcquireTime: &now, RenewTime: &now}}
-	if _, err := leases.Create(ctx, l, metav1.CreateOptions{}); err != nil {
+	_, err := leases.Create(ctx, l, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		// Left by an earlier leader (a real predecessor stopped releases its lease and keeps the
+		// object, holder cleared): taken over in place, as the leader acquiring it does.
+		err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			cur, err := leases.Get(ctx, l.Name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			cur.Spec = l.Spec
+			_, err = leases.Update(ctx, cur, metav1.UpdateOptions{})
+			return err
+		})
+	}
+	if err != nil {
 		t.Fatalf("taking lease %s: %v", l.Name, err)
 	}
 	t.Cleanup(func() { _ = leases.Delete(context.Background(), l.Name, metav1.DeleteOptions{}) })

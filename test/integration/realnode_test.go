@@ -201,7 +201,7 @@ func TestRealNodeRegistersTheNodePlugins(t *testing.T) {
 }
 
 // forgetRealNode removes what a stopped real node leaves in the API: its pods (no kubelet will confirm
-// their deletion) and its Node.
+// their deletion), its CSINode and its Node (no garbage collector runs here).
 func forgetRealNode(t *testing.T, address string) {
 	ctx := context.Background()
 	pods, err := world.Kube.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + address})
@@ -213,6 +213,9 @@ func forgetRealNode(t *testing.T, address string) {
 				t.Errorf("deleting pod %s/%s of node %s: %v", p.Namespace, p.Name, address, err)
 			}
 		}
+	}
+	if err := world.Kube.StorageV1().CSINodes().Delete(ctx, address, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		t.Errorf("deleting CSINode %s: %v", address, err)
 	}
 	if err := world.Kube.CoreV1().Nodes().Delete(ctx, address, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		t.Errorf("deleting node %s: %v", address, err)
