@@ -14,14 +14,14 @@
 # For controller-runtime envtest: export KUBEBUILDER_ASSETS=BIN_DIR (holds kube-apiserver and etcd).
 #
 # Respects GOMODCACHE from the environment. Needs: go >= 1.26 (crds), openssl, curl.
-# Tunables (env): K8S_VERSION (1.36.2), OPENSHIFT_API_VERSION, PROM_OPERATOR_VERSION, START_TIMEOUT (60).
+# Tunables (env): K8S_VERSION (1.36.2), OPENSHIFT_API_VERSION, PROM_OPERATOR_VERSION, START_TIMEOUT (180: six shards start their worlds at once on two cores).
 #   CONTROLPLANE_PORTS ("ETCD PEER APISERVER" for `start`; unset: random free ports below the ephemeral range).
 set -euo pipefail
 
 K8S_VERSION="${K8S_VERSION:-1.36.2}"
 OPENSHIFT_API_VERSION="${OPENSHIFT_API_VERSION:-v0.0.0-20260728120005-8ba0b25b0f29}"
 PROM_OPERATOR_VERSION="${PROM_OPERATOR_VERSION:-v0.85.0}"
-START_TIMEOUT="${START_TIMEOUT:-60}"
+START_TIMEOUT="${START_TIMEOUT:-180}"
 
 log() { printf '[controlplane %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }

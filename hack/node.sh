@@ -30,7 +30,7 @@ fi
 REGISTRAR_ARCHIVE=${REGISTRAR_ARCHIVE:-$UPSTREAM_DIR/node-driver-registrar-c5794c45f34c.tar.xz}
 LIVENESSPROBE_ARCHIVE=${LIVENESSPROBE_ARCHIVE:-$UPSTREAM_DIR/livenessprobe-d2d15a5e8217.tar.xz}
 
-cmd_install() { install_packages containerd runc containernetworking-plugins busybox-static; }
+cmd_install() { install_packages containerd runc containernetworking-plugins busybox-static iproute2; }
 
 cmd_build() {
   local out=${1:?usage: build OUT}
