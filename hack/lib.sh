@@ -29,3 +29,12 @@ checked_archive() {
   [ "$got" = "$want" ] || die "sha256 mismatch for $a: $got, SHA256SUMS says $want"
   echo "$got"
 }
+
+# unpack ARCHIVE DIR: ARCHIVE's one folder, unpacked afresh under DIR; prints its path.
+unpack() {
+  local a=$1 d=$2 name
+  name=$(basename "$a" .tar.xz)
+  rm -rf "${d:?}/$name"; mkdir -p "$d"
+  tar -xJf "$a" -C "$d"
+  echo "$d/$name"
+}

@@ -52,14 +52,6 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.1fs", b-a}'; }
 . "$ROOT/hack/lib.sh"
 cmd_install() { install_packages "${PKGS[@]}"; }
 
-# unpack ARCHIVE DIR: ARCHIVE's one folder, unpacked afresh under DIR; prints its path.
-unpack() {
-  local a=$1 d=$2 name
-  name=$(basename "$a" .tar.xz)
-  rm -rf "${d:?}/$name"; mkdir -p "$d"
-  tar -xJf "$a" -C "$d"
-  echo "$d/$name"
-}
 
 cmd_build() {
   local out=${1:?usage: nfs.sh build OUT_DIR} stamp src t

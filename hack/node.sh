@@ -63,9 +63,8 @@ build_sidecar() {
     log "$name is built"; return 0
   fi
   t=$(date +%s)
-  work=$out/../../node-src; mkdir -p "$work"
-  src=$work/$(basename "$archive" .tar.xz)
-  rm -rf "$src"; tar -xJf "$archive" -C "$work"
+  work=$out/../../node-src
+  src=$(unpack "$archive" "$work")
   (cd "$src" && GOFLAGS="-mod=vendor -trimpath -buildvcs=false -gcflags=all=-dwarf=false" GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=0 \
     go build -ldflags "-s -w -X main.version=$version" -o "$out/$name" "./cmd/$name")
   echo "$stamp" >"$out/.$name.version"
