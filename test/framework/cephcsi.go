@@ -141,8 +141,11 @@ func (n *NodeWorld) Mounts() (map[string]Mount, error) {
 type mountPoint struct{ point, fsType, source string }
 
 // mountsBelow reads /proc/self/mountinfo for the mounts at or below dir.
-func mountsBelow(dir string) ([]mountPoint, error) {
-	f, err := os.Open("/proc/self/mountinfo")
+func mountsBelow(dir string) ([]mountPoint, error) { return mountsBelowIn("/proc/self/mountinfo", dir) }
+
+// mountsBelowIn lists the mount points at or below dir of the mount table mountinfo.
+func mountsBelowIn(mountinfo, dir string) ([]mountPoint, error) {
+	f, err := os.Open(mountinfo)
 	if err != nil {
 		return nil, err
 	}

@@ -31,41 +31,92 @@ const (
 // busyboxFiles is Debian's static busybox with the applets the tests' pods use.
 func busyboxFiles() []imageFile {
 	files := []imageFile{{Dest: "bin/busybox", Src: "/bin/busybox"}}
-	for _, applet := range []string{"sh", "cat", "echo", "sleep", "ls", "mkdir", "rm", "test", "[", "stat", "mount", "grep"} {
+	for _, applet := range []string{"sh", "cat", "echo", "sleep", "ls", "mkdir", "rm", "test", "[", "stat", "mount", "umount", "grep", "dirname"} {
 		files = append(files, imageFile{Dest: "bin/" + applet, Link: "busybox"})
 	}
 	return files
 }
 
+// NodeImage is an image a real node runs: Binary as its entrypoint (/bin/<its name>) and With, more
+// files; each executable of either comes with the shared libraries it links (ldd), and busybox gives
+// the shell the pods' hooks and init containers use.
+type NodeImage struct {
+	Binary string
+	With   []imageFile
+}
+
 // OperandNodeImages maps the node DaemonSets' images the in-process operator is given (TestImages)
-// to the binaries built here that their containers run.
-func OperandNodeImages() map[string]string {
+// to the images of the binaries built here that their containers run.
+func OperandNodeImages() map[string]NodeImage {
 	bin := ProvisioningBinDir()
-	return map[string]string{
-		TestImages["DRIVER_IMAGE"]:                filepath.Join(bin, "manila-csi-plugin"),
-		TestImages["NFS_DRIVER_IMAGE"]:            filepath.Join(bin, "nfsplugin"),
-		TestImages["NODE_DRIVER_REGISTRAR_IMAGE"]: filepath.Join(bin, "csi-node-driver-registrar"),
-		TestImages["LIVENESS_PROBE_IMAGE"]:        filepath.Join(bin, "livenessprobe"),
+	return map[string]NodeImage{
+		TestImages["DRIVER_IMAGE"]:                {Binary: filepath.Join(bin, "manila-csi-plugin")},
+		TestImages["NFS_DRIVER_IMAGE"]:            {Binary: filepath.Join(bin, "nfsplugin"), With: nfsClientFiles(bin)},
+		TestImages["NODE_DRIVER_REGISTRAR_IMAGE"]: {Binary: filepath.Join(bin, "csi-node-driver-registrar")},
+		TestImages["LIVENESS_PROBE_IMAGE"]:        {Binary: filepath.Join(bin, "livenessprobe")},
 	}
 }
 
-// binaryImage is an image whose entrypoint is bin (as /bin/<its name>), with the shared libraries it
-// links (ldd) and busybox for the shell its pods' hooks and init containers use.
-func binaryImage(bin string) ([]string, []imageFile, error) {
-	dest := "bin/" + filepath.Base(bin)
-	files := append(busyboxFiles(), imageFile{Dest: dest, Src: bin})
-	out, err := exec.Command("ldd", bin).CombinedOutput()
-	if err != nil && !strings.Contains(string(out), "not a dynamic executable") {
-		return nil, nil, fmt.Errorf("ldd %s: %w: %s", bin, err, out)
+// nfsClientFiles are the NFS client of the NFS node plugin's image, what its `mount -t nfs` runs: as
+// in csi-driver-nfs's own image, util-linux's mount, which execs /sbin/mount.nfs; here that helper is
+// hack/nfs/mount.nfs with fuse-nfs beside it (this machine has no kernel NFS client,
+// docs/test-world.md), so the helper lives in the image and never on the machine.
+func nfsClientFiles(bin string) []imageFile {
+	return []imageFile{
+		{Dest: "bin/mount", Src: "/usr/bin/mount"},
+		{Dest: "bin/umount", Src: "/usr/bin/umount"},
+		{Dest: "sbin/mount.nfs", Src: script("nfs/mount.nfs")},
+		{Dest: "sbin/fuse-nfs", Src: filepath.Join(bin, "fuse-nfs")},
 	}
+}
+
+// files are the image's entrypoint and files: busybox's, then Binary's and With's (a later file of a
+// path replaces an earlier one, e.g. util-linux's mount busybox's applet), then the libraries they link.
+func (img NodeImage) files() ([]string, []imageFile, error) {
+	dest := "bin/" + filepath.Base(img.Binary)
+	own := append([]imageFile{{Dest: dest, Src: img.Binary}}, img.With...)
+	files := append(busyboxFiles(), own...)
+	for _, f := range own {
+		libs, err := linkedLibraries(f.Src)
+		if err != nil {
+			return nil, nil, err
+		}
+		files = append(files, libs...)
+	}
+	return []string{"/" + dest}, lastOfEachPath(files), nil
+}
+
+// linkedLibraries are the shared libraries an executable links, at their paths on this machine; none
+// for a static executable or a script.
+func linkedLibraries(file string) ([]imageFile, error) {
+	out, err := exec.Command("ldd", file).CombinedOutput()
+	if err != nil && !strings.Contains(string(out), "not a dynamic executable") {
+		return nil, fmt.Errorf("ldd %s: %w: %s", file, err, out)
+	}
+	var libs []imageFile
 	for _, line := range strings.Split(string(out), "\n") {
 		for _, f := range strings.Fields(line) {
 			if strings.HasPrefix(f, "/") {
-				files = append(files, imageFile{Dest: strings.TrimPrefix(f, "/"), Src: f})
+				libs = append(libs, imageFile{Dest: strings.TrimPrefix(f, "/"), Src: f})
 			}
 		}
 	}
-	return []string{"/" + dest}, files, nil
+	return libs, nil
+}
+
+// lastOfEachPath keeps, of the files with one path, the last, in the place of the first.
+func lastOfEachPath(files []imageFile) []imageFile {
+	at := map[string]int{}
+	var out []imageFile
+	for _, f := range files {
+		if i, ok := at[f.Dest]; ok {
+			out[i] = f
+			continue
+		}
+		at[f.Dest] = len(out)
+		out = append(out, f)
+	}
+	return out
 }
 
 // writeImageArchive writes a docker-archive tarball (what `docker save` writes and `ctr images
@@ -81,7 +132,7 @@ func writeImageArchive(file, name string, entrypoint []string, files []imageFile
 		dirs[d] = true
 		return tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: d + "/", Mode: mode})
 	}
-	for _, d := range []string{"bin", "dev", "etc", "proc", "sys", "tmp", "var"} {
+	for _, d := range []string{"bin", "dev", "etc", "proc", "run", "sys", "tmp", "var"} {
 		mode := int64(0o755)
 		if d == "tmp" {
 			mode = 0o1777

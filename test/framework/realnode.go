@@ -54,11 +54,10 @@ type RealNode struct {
 // KubeletBinary is the kubelet `make test-deps` builds beside kube-apiserver.
 func KubeletBinary() string { return filepath.Join(ControlPlaneBinDir(), "kubelet") }
 
-// StartRealNode starts a real node named by address on cp, with the pause and busybox images and,
-// for each image name of binaries, an image of that binary (binaryImage); the test's cleanup stops
-// it. It returns once the kubelet runs (the node's registration and readiness are the test's to wait
-// for).
-func (cp *ControlPlane) StartRealNode(t testing.TB, address string, binaries map[string]string) *RealNode {
+// StartRealNode starts a real node named by address on cp, with the pause and busybox images and
+// images, each made under its name (NodeImage); the test's cleanup stops it. It returns once the
+// kubelet runs (the node's registration and readiness are the test's to wait for).
+func (cp *ControlPlane) StartRealNode(t testing.TB, address string, images map[string]NodeImage) *RealNode {
 	t.Helper()
 	pause := filepath.Join(ProvisioningBinDir(), "pause")
 	if err := requireFiles("real node", KubeletBinary(), pause, "/usr/bin/containerd", "/usr/sbin/runc", "/bin/busybox", "/usr/lib/cni/loopback"); err != nil {
@@ -88,13 +87,13 @@ func (cp *ControlPlane) StartRealNode(t testing.TB, address string, binaries map
 		}
 	}
 	i := 0
-	for name, bin := range binaries {
-		entry, files, err := binaryImage(bin)
+	for name, img := range images {
+		entry, files, err := img.files()
 		if err == nil {
-			err = writeImageArchive(filepath.Join(dir, "images", fmt.Sprintf("binary-%d.tar", i)), name, entry, files)
+			err = writeImageArchive(filepath.Join(dir, "images", fmt.Sprintf("image-%d.tar", i)), name, entry, files)
 		}
 		if err != nil {
-			t.Fatalf("image %s of %s: %v", name, bin, err)
+			t.Fatalf("image %s of %s: %v", name, img.Binary, err)
 		}
 		i++
 	}
@@ -245,6 +244,24 @@ func (n *RealNode) Stop() {
 	}
 	_ = n.proc.Cmd.Process.Kill()
 	<-n.proc.Exited
+}
+
+// Mounts lists the mount points at or below dir in the node's own mount table (its PID 1's), e.g.
+// what the kubelet and the node plugins mounted under /var/lib/kubelet.
+func (n *RealNode) Mounts(dir string) (map[string]Mount, error) {
+	pid, ok := n.initPID()
+	if !ok {
+		return nil, fmt.Errorf("node %s is not running", n.Name)
+	}
+	all, err := mountsBelowIn(fmt.Sprintf("/proc/%d/mountinfo", pid), dir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]Mount{}
+	for _, m := range all {
+		out[m.point] = Mount{FSType: m.fsType, Source: m.source}
+	}
+	return out, nil
 }
 
 // Processes lists the running processes of the node's that name its directory (containerd, its shims,

@@ -127,6 +127,10 @@ func TestE2ENFSMounted(t *testing.T) {
 		readBackOn(t, filepath.Join(targetA, "reply.txt"), reply)
 	})
 
+	t.Run("APodOnARealNodeMountsIt", func(t *testing.T) {
+		claimInAPodOnARealNode(t, w, ceph, ganesha, claim, pv, exportPath, targetA)
+	})
+
 	t.Run("SnapshotAndRestoreCarryTheData", func(t *testing.T) {
 		w.CreateVolumeSnapshot(t, nfsMountedNamespace, "shared-snap", claim.Name, framework.SnapshotClass)
 		w.WaitForVolumeSnapshotReady(t, nfsMountedNamespace, "shared-snap")
