@@ -168,3 +168,52 @@ func readEnvFile(path string) (map[string]string, error) {
 	}
 	return env, s.Err()
 }
+
+// ListeningPorts are the TCP ports the cluster's daemons (mon, mgr, OSD, MDS) listen on: what a client
+// dials, at the addresses the mon's maps give it. A daemon restarted since may listen elsewhere.
+func (c *Ceph) ListeningPorts() ([]int, error) {
+	pidFiles, err := filepath.Glob(filepath.Join(c.Dir, "run", "*.pid"))
+	if err != nil {
+		return nil, err
+	}
+	sockets := map[string]bool{}
+	for _, f := range pidFiles {
+		pid, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		fdDir := filepath.Join("/proc", strings.TrimSpace(string(pid)), "fd")
+		fds, err := os.ReadDir(fdDir)
+		if err != nil {
+			return nil, fmt.Errorf("the descriptors of the daemon of %s: %w", filepath.Base(f), err)
+		}
+		for _, fd := range fds {
+			if target, err := os.Readlink(filepath.Join(fdDir, fd.Name())); err == nil && strings.HasPrefix(target, "socket:[") {
+				sockets[strings.TrimSuffix(strings.TrimPrefix(target, "socket:["), "]")] = true
+			}
+		}
+	}
+	table, err := os.ReadFile("/proc/net/tcp")
+	if err != nil {
+		return nil, err
+	}
+	return listeningPortsOf(string(table), sockets), nil
+}
+
+// listeningPortsOf are the ports of the listening sockets of a /proc/net/tcp table whose inodes are
+// in sockets.
+func listeningPortsOf(table string, sockets map[string]bool) []int {
+	var ports []int
+	for _, line := range strings.Split(table, "\n") {
+		// sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
+		f := strings.Fields(line)
+		if len(f) < 10 || f[3] != "0A" || !sockets[f[9]] {
+			continue
+		}
+		_, hexPort, ok := strings.Cut(f[1], ":")
+		if port, err := strconv.ParseInt(hexPort, 16, 32); ok && err == nil {
+			ports = append(ports, int(port))
+		}
+	}
+	return ports
+}

@@ -62,12 +62,23 @@ func OperandNodeImages() map[string]NodeImage {
 // hack/nfs/mount.nfs with fuse-nfs beside it (this machine has no kernel NFS client,
 // docs/test-world.md), so the helper lives in the image and never on the machine.
 func nfsClientFiles(bin string) []imageFile {
-	return []imageFile{
-		{Dest: "bin/mount", Src: "/usr/bin/mount"},
-		{Dest: "bin/umount", Src: "/usr/bin/umount"},
-		{Dest: "sbin/mount.nfs", Src: script("nfs/mount.nfs")},
-		{Dest: "sbin/fuse-nfs", Src: filepath.Join(bin, "fuse-nfs")},
-	}
+	return append(utilLinuxMount(),
+		imageFile{Dest: "sbin/mount.nfs", Src: script("nfs/mount.nfs")},
+		imageFile{Dest: "sbin/fuse-nfs", Src: filepath.Join(bin, "fuse-nfs")})
+}
+
+// CephCSINodeImage is ceph-csi's image as its node plugin uses it here: cephcsi (hack/ceph-csi.sh),
+// ceph-fuse (the mounter the world's classes name: this machine has no ceph kernel module) and
+// util-linux's mount and umount for its bind mounts, as ceph-csi's own image has them.
+func CephCSINodeImage() NodeImage {
+	return NodeImage{Binary: filepath.Join(ProvisioningBinDir(), "cephcsi"),
+		With: append(utilLinuxMount(), imageFile{Dest: "bin/ceph-fuse", Src: "/usr/bin/ceph-fuse"})}
+}
+
+// utilLinuxMount is util-linux's mount and umount (busybox's applets neither run mount helpers nor
+// take every option the plugins pass).
+func utilLinuxMount() []imageFile {
+	return []imageFile{{Dest: "bin/mount", Src: "/usr/bin/mount"}, {Dest: "bin/umount", Src: "/usr/bin/umount"}}
 }
 
 // files are the image's entrypoint and files: busybox's, then Binary's and With's (a later file of a

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/controllers/storageclasses"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
@@ -128,7 +129,13 @@ func TestE2ENFSMounted(t *testing.T) {
 	})
 
 	t.Run("APodOnARealNodeMountsIt", func(t *testing.T) {
-		claimInAPodOnARealNode(t, w, ceph, ganesha, claim, pv, exportPath, targetA)
+		realNodeClaim{
+			Node: "127.0.0.4", Images: framework.OperandNodeImages(),
+			Relay:   []int{w.OpenStack.KeystonePort, w.OpenStack.ManilaPort, ganesha.NFSPort, ganesha.MountPort},
+			Drivers: []string{names.CSIDriverName}, StandIns: []string{"e2e-nfs-a", "e2e-nfs-b"},
+			Claim: claim, PV: pv, Other: targetA, MountType: "fuse.fuse-nfs",
+			InCeph: func(name string) (string, error) { return ceph.ReadFile(filepath.Join(exportPath, name)) },
+		}.mountInAPod(t, w)
 	})
 
 	t.Run("SnapshotAndRestoreCarryTheData", func(t *testing.T) {

@@ -158,7 +158,8 @@ func TestRealNodeRegistersTheNodePlugins(t *testing.T) {
 	t.Cleanup(func() { forgetRealNode(t, address) })
 	node := world.StartRealNode(t, address, framework.OperandNodeImages())
 
-	waitForManilaRegistered(t, node)
+	// Only the Manila driver registers: the NFS node plugin has no registrar.
+	waitForDriversRegistered(t, node, names.CSIDriverName)
 	framework.Eventually(t, realNodeTimeout, "the node plugins' pods on "+address+" Ready", func(ctx context.Context) error {
 		pods, err := world.Kube.CoreV1().Pods(names.OperandNamespace).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + address})
 		if err != nil {
@@ -181,28 +182,6 @@ func TestRealNodeRegistersTheNodePlugins(t *testing.T) {
 			}
 		}
 		t.Logf("pods Ready on %s: %v", address, ready)
-		return nil
-	})
-}
-
-// waitForManilaRegistered waits until the node's kubelet has registered the Manila driver, and it
-// alone: the NFS node plugin has no registrar, as manila-csi-plugin alone calls it (forwarding,
-// through the socket the two pods share). Its node ID is the instance ID the node's metadata service
-// gives (manila-csi-plugin's NodeGetInfo reads it).
-func waitForManilaRegistered(t *testing.T, node *framework.RealNode) {
-	t.Helper()
-	framework.Eventually(t, realNodeTimeout, "the kubelet of "+node.Name+" registering "+names.CSIDriverName, func(ctx context.Context) error {
-		n, err := world.Kube.StorageV1().CSINodes().Get(ctx, node.Name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		if len(n.Spec.Drivers) != 1 || n.Spec.Drivers[0].Name != names.CSIDriverName {
-			return fmt.Errorf("CSINode %s drivers %+v; want %s alone", node.Name, n.Spec.Drivers, names.CSIDriverName)
-		}
-		if id := n.Spec.Drivers[0].NodeID; id != node.InstanceID {
-			return fmt.Errorf("node ID %q; want the instance ID the node's metadata service gives, %q", id, node.InstanceID)
-		}
-		t.Logf("CSINode %s: %s with node ID %s (the instance ID from the node's metadata service)", node.Name, names.CSIDriverName, node.InstanceID)
 		return nil
 	})
 }

@@ -1,0 +1,195 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
+)
+
+// realNodeClaim is a bound claim, already published on a stand-in node, that a pod on a real node
+// uses.
+type realNodeClaim struct {
+	// Node is the real node's address; Images what it runs besides pause and busybox.
+	Node   string
+	Images map[string]framework.NodeImage
+	// Relay are the ports of this machine the node plugins dial (OpenStack's, the storage's).
+	Relay []int
+	// Drivers are the CSI drivers the node's kubelet registers.
+	Drivers []string
+	// StandIns are the Node objects of the test's stand-in nodes, on which the DaemonSet controller
+	// places pods that never start.
+	StandIns []string
+	Claim    *corev1.PersistentVolumeClaim
+	PV       *corev1.PersistentVolume
+	// Other is the volume's publish target on a stand-in node; InCeph reads a file of the volume
+	// as Ceph holds it (name relative to the volume's root).
+	Other  string
+	InCeph func(name string) (string, error)
+	// MountType is the file system type of the publish target in the node's mount table.
+	MountType string
+}
+
+// mountInAPod: the operator's node DaemonSets run on the real node as rendered (the DaemonSet
+// controller and kube-scheduler place them; the kubelet runs them and registers the drivers), and
+// the kubelet stages and publishes the claim for a pod through manila-csi-plugin, which reaches
+// Keystone and Manila and forwards to the storage's node plugin, whose mount (made by the client in
+// its own image) reaches the pod through the Bidirectional mount of the kubelet's directories. The pod
+// writes a file the stand-in node and Ceph read, and reads one the stand-in node wrote; once it has
+// ended the kubelet unpublishes (and unstages) and no mount of that type is left on the node.
+func (r realNodeClaim) mountInAPod(t *testing.T, w *framework.World) {
+	ctx := context.Background()
+	t.Cleanup(func() { forgetRealNode(t, r.Node) }) // after the node and the controllers stop
+	t.Cleanup(func() { forgetDaemonSetPodsOnNodes(t, r.StandIns...) })
+	w.StartKubeControllers(t, "daemonset-controller", "root-ca-certificate-publisher-controller", "serviceaccount-controller")
+	w.StartScheduler(t)
+	node := w.StartRealNode(t, r.Node, r.Images)
+	for _, port := range r.Relay {
+		node.Relay(t, port)
+	}
+	waitForDriversRegistered(t, node, r.Drivers...)
+
+	fromStandIn := fmt.Sprintf("written through %s at %s\n", r.Other, time.Now().UTC().Format(time.RFC3339Nano))
+	writeFile(t, filepath.Join(r.Other, "from-stand-in.txt"), fromStandIn)
+	const said = "written by a pod on a real node"
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "real-node-pod", Namespace: r.Claim.Namespace},
+		Spec: corev1.PodSpec{
+			NodeName: r.Node, HostNetwork: true, RestartPolicy: corev1.RestartPolicyNever,
+			AutomountServiceAccountToken: new(bool),
+			Volumes: []corev1.Volume{{Name: "shared", VolumeSource: corev1.VolumeSource{
+				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: r.Claim.Name}}}},
+			// It writes, then waits for the test's word through the stand-in node before it reads and
+			// ends, so that the test sees the mount while the pod runs.
+			Containers: []corev1.Container{{
+				Name: "rw", Image: framework.BusyboxImage,
+				Command: []string{"sh", "-c", "echo '" + said + "' > /shared/from-real-node.txt && " +
+					"while [ ! -e /shared/done ]; do sleep 1; done && cat /shared/from-stand-in.txt > /dev/termination-log"},
+				VolumeMounts: []corev1.VolumeMount{{Name: "shared", MountPath: "/shared"}},
+			}},
+		},
+	}
+	if _, err := w.Kube.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { deletePodAndWait(t, pod.Namespace, pod.Name) })
+
+	// The pod's write shows on the stand-in node and in Ceph: the pod's mount is the volume.
+	readBackOn(t, filepath.Join(r.Other, "from-real-node.txt"), said+"\n")
+	if got, err := r.InCeph("from-real-node.txt"); err != nil || got != said+"\n" {
+		t.Fatalf("read through Ceph %q, %v; want %q", got, err, said+"\n")
+	}
+	running, err := w.Kube.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	podDir := "/var/lib/kubelet/pods/" + string(running.UID)
+	target := fmt.Sprintf("%s/volumes/kubernetes.io~csi/%s/mount", podDir, r.PV.Name)
+	mounts, err := node.Mounts(podDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, ok := mounts[target]; !ok || m.FSType != r.MountType {
+		t.Fatalf("the node's mounts of pod %s: %v; want %s at %s", pod.Name, mounts, r.MountType, target)
+	}
+	t.Logf("the kubelet of %s published claim %s for pod %s at %s: %s from %s", r.Node, r.Claim.Name, pod.Name, target, mounts[target].FSType, mounts[target].Source)
+
+	writeFile(t, filepath.Join(r.Other, "done"), "")
+	ended := waitForPodEnded(t, w, pod.Namespace, pod.Name)
+	if status := ended.Status.ContainerStatuses; ended.Status.Phase != corev1.PodSucceeded || len(status) != 1 ||
+		status[0].State.Terminated == nil || strings.TrimSpace(status[0].State.Terminated.Message) != strings.TrimSpace(fromStandIn) {
+		t.Fatalf("pod %s ended %s, containers %+v; want Succeeded with what the stand-in node wrote, %q", pod.Name, ended.Status.Phase, status, fromStandIn)
+	}
+	t.Logf("pod %s read what the stand-in node wrote: %q", pod.Name, fromStandIn)
+	// An ended pod's volumes are torn down: the kubelet unpublishes (and unstages) through the drivers.
+	framework.Eventually(t, realNodeTimeout, "the kubelet of "+r.Node+" unmounting the volume", func(context.Context) error {
+		mounts, err := node.Mounts("/var/lib/kubelet")
+		if err != nil {
+			return err
+		}
+		for point, m := range mounts {
+			if m.FSType == r.MountType {
+				return fmt.Errorf("%s still mounted at %s", m.FSType, point)
+			}
+		}
+		return nil
+	})
+	deletePodAndWait(t, pod.Namespace, pod.Name)
+	for _, f := range []string{"done", "from-stand-in.txt", "from-real-node.txt"} {
+		if out, err := fsOp("rm", filepath.Join(r.Other, f)); err != nil {
+			t.Fatalf("removing %s: %v: %s", f, err, out)
+		}
+	}
+}
+
+// waitForDriversRegistered waits until the node's kubelet has registered exactly drivers, each with
+// the node ID the node's metadata service gives (manila-csi-plugin's NodeGetInfo reads the instance
+// ID). The storage's own node plugins (csi-driver-nfs, ceph-csi) have no registrar: manila-csi-plugin
+// alone calls them, forwarding through the socket the pods share.
+func waitForDriversRegistered(t *testing.T, node *framework.RealNode, drivers ...string) {
+	t.Helper()
+	want := slices.Sorted(slices.Values(drivers))
+	framework.Eventually(t, realNodeTimeout, "the kubelet of "+node.Name+" registering "+strings.Join(want, ", "), func(ctx context.Context) error {
+		n, err := world.Kube.StorageV1().CSINodes().Get(ctx, node.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		var got []string
+		for _, d := range n.Spec.Drivers {
+			if d.NodeID != node.InstanceID {
+				return fmt.Errorf("driver %s node ID %q; want the instance ID the node's metadata service gives, %q", d.Name, d.NodeID, node.InstanceID)
+			}
+			got = append(got, d.Name)
+		}
+		if slices.Sort(got); !slices.Equal(got, want) {
+			return fmt.Errorf("CSINode %s drivers %v; want %v", node.Name, got, want)
+		}
+		t.Logf("CSINode %s: %v with node ID %s (the instance ID from the node's metadata service)", node.Name, want, node.InstanceID)
+		return nil
+	})
+}
+
+// waitForPodEnded waits until the pod has Succeeded or Failed and returns it.
+func waitForPodEnded(t *testing.T, w *framework.World, namespace, name string) *corev1.Pod {
+	t.Helper()
+	var ended *corev1.Pod
+	framework.Eventually(t, realNodeTimeout, "pod "+namespace+"/"+name+" to end", func(ctx context.Context) error {
+		p, err := w.Kube.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+			return fmt.Errorf("phase %s", p.Status.Phase)
+		}
+		ended = p
+		return nil
+	})
+	return ended
+}
+
+// forgetDaemonSetPodsOnNodes deletes the operand's pods bound to nodes no kubelet runs.
+func forgetDaemonSetPodsOnNodes(t *testing.T, nodes ...string) {
+	ctx := context.Background()
+	for _, n := range nodes {
+		pods, err := world.Kube.CoreV1().Pods(names.OperandNamespace).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + n})
+		if err != nil {
+			t.Errorf("the pods of node %s: %v", n, err)
+			continue
+		}
+		for _, p := range pods.Items {
+			if err := world.Kube.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil && !apierrors.IsNotFound(err) {
+				t.Errorf("deleting pod %s/%s: %v", p.Namespace, p.Name, err)
+			}
+		}
+	}
+}
