@@ -80,9 +80,18 @@ gen_certs() { # $1 = cert dir
     -subj "/CN=controlplane-ca" -keyout "$d/ca.key" -out "$d/ca.crt" 2>/dev/null
   openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj "/CN=kube-apiserver" \
     -keyout "$d/apiserver.key" -out "$d/apiserver.csr" 2>/dev/null
+  # 10.0.0.1 is the `kubernetes` Service's ClusterIP (the first of --service-cluster-ip-range), where
+  # a pod's in-cluster client dials the API server (a real node relays it, test/framework/realnode.go).
   openssl x509 -req -in "$d/apiserver.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" -CAcreateserial -days 7 \
-    -extfile <(printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature,keyEncipherment\n') \
+    -extfile <(printf 'subjectAltName=IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature,keyEncipherment\n') \
     -out "$d/apiserver.crt" 2>/dev/null
+  # The API server's identity towards kubelets (exec, logs, port-forward), which a kubelet authorizes
+  # through the API server (RBAC: system:kubelet-api-admin, bound when a real node starts).
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj "/CN=kube-apiserver-kubelet-client" \
+    -keyout "$d/kubelet-client.key" -out "$d/kubelet-client.csr" 2>/dev/null
+  openssl x509 -req -in "$d/kubelet-client.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" -CAcreateserial -days 7 \
+    -extfile <(printf 'extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature,keyEncipherment\n') \
+    -out "$d/kubelet-client.crt" 2>/dev/null
   openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj "/O=system:masters/CN=admin" \
     -keyout "$d/admin.key" -out "$d/admin.csr" 2>/dev/null
   openssl x509 -req -in "$d/admin.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" -CAcreateserial -days 7 \
@@ -106,7 +115,8 @@ start_apiserver() { # $1 bin dir, $2 state dir, $3 etcd port, $4 apiserver port
     --service-account-issuer="https://127.0.0.1:$ap" \
     --service-account-key-file="$st/certs/sa.pub" --service-account-signing-key-file="$st/certs/sa.key" \
     --service-cluster-ip-range=10.0.0.0/24 --allow-privileged=true \
-    --authorization-mode=RBAC --disable-admission-plugins=ServiceAccount \
+    --authorization-mode=RBAC \
+    --kubelet-client-certificate="$st/certs/kubelet-client.crt" --kubelet-client-key="$st/certs/kubelet-client.key" \
     --audit-policy-file="$st/audit-policy.yaml" --audit-log-path="$st/audit.log" --audit-log-format=json \
     >>"$st/kube-apiserver.log" 2>&1 &
   echo $! >"$st/kube-apiserver.pid"

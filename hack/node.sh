@@ -77,6 +77,8 @@ cmd_run() {
   local d=${1:?usage: run DIR KUBELET} kubelet=${2:?usage: run DIR KUBELET} f b kpid cpid
   ip link set lo up
   ip addr add 169.254.169.254/32 dev lo
+  # The kubernetes Service's ClusterIP: the test relays it to the API server, as kube-proxy would.
+  if [ -n "${SERVICE_IP:-}" ]; then ip addr add "$SERVICE_IP/32" dev lo; fi
   busybox httpd -f -p 169.254.169.254:80 -h "$d/metadata" &
   mount --make-rshared /
   mkdir -p "$d/kubelet-root" /var/lib/kubelet

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -47,6 +48,9 @@ type ControlPlane struct {
 
 	mapperOnce sync.Once
 	mapper     *restmapper.DeferredDiscoveryRESTMapper
+	// baseControllers is the kube-controller-manager every pod of the cluster relies on (nil for a
+	// guest, which runs no pods).
+	baseControllers *Process
 }
 
 // RESTMapping maps a kind to its resource through kube-apiserver's discovery, cached; a miss resets
@@ -69,6 +73,10 @@ func (cp *ControlPlane) RESTMapping(gvk schema.GroupVersionKind) (*meta.RESTMapp
 func StartControlPlane(ctx context.Context) (*ControlPlane, error) {
 	cp, err := startClusterControlPlane(ctx, "manila-controlplane-", standaloneCluster)
 	if err != nil {
+		return nil, err
+	}
+	if err := cp.startBaseControllers(); err != nil {
+		cp.Stop()
 		return nil, err
 	}
 	if err := cp.ApplyManifests(ctx, NotApplied); err != nil {
@@ -164,8 +172,37 @@ func (cp *ControlPlane) connect() error {
 	return err
 }
 
+// baseControllers are the controllers of kube-controller-manager that every pod relies on, as the
+// API server admits pods with the ServiceAccount plugin: the ServiceAccount controller (each
+// namespace's "default") and the root CA publisher (kube-root-ca.crt, which each pod's token volume
+// projects). Tests start the other controllers they need (World.StartKubeControllers).
+const baseControllers = "serviceaccount-controller,root-ca-certificate-publisher-controller"
+
+// startBaseControllers runs kube-controller-manager with baseControllers for the control plane's
+// life, its log in the state directory; it publishes the control plane's CA, which signed the API
+// server's certificate.
+func (cp *ControlPlane) startBaseControllers() error {
+	kcm := filepath.Join(ProvisioningBinDir(), "kube-controller-manager")
+	if err := requireFiles("kube-controller-manager (hack/k8s-binaries.sh build: make deps-k8s)", kcm); err != nil {
+		return err
+	}
+	log, err := os.Create(filepath.Join(cp.StateDir, "kube-controller-manager.log"))
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	cmd := exec.Command(kcm, "--kubeconfig="+cp.Kubeconfig, "--controllers="+baseControllers,
+		"--root-ca-file="+filepath.Join(cp.StateDir, "certs", "ca.crt"), "--leader-elect=false", "--secure-port=0")
+	cmd.Env, cmd.Stdout, cmd.Stderr = []string{"PATH=" + os.Getenv("PATH")}, log, log
+	cp.baseControllers, err = StartProcess(cmd)
+	return err
+}
+
 // Stop stops kube-apiserver and etcd by PID and removes their state.
 func (cp *ControlPlane) Stop() {
+	if cp.baseControllers != nil {
+		cp.baseControllers.Stop(10 * time.Second)
+	}
 	if out, err := runScript(nil, "controlplane.sh", "stop", cp.StateDir); err != nil {
 		fmt.Fprintf(os.Stderr, "stopping the control plane: %v\n%s", err, out)
 		return

@@ -40,7 +40,8 @@ import (
 // under the node identity system:node:<Name>. Its name is a loopback address (127.0.0.N), which the
 // kubelet reports as the node's InternalIP. Its host-network pods bind the node's own loopback (the
 // operator's node DaemonSets' fixed ports collide with nothing) and reach of the machine only the ports
-// relayed into it: the API server's, and those Relay adds. Its OpenStack metadata service (on
+// relayed into it: the API server's (also at the kubernetes Service's ClusterIP, for the pods'
+// in-cluster clients), and those Relay adds. Its OpenStack metadata service (on
 // 169.254.169.254 in its namespace) gives InstanceID.
 type RealNode struct {
 	Name       string
@@ -49,6 +50,8 @@ type RealNode struct {
 	proc       *Process
 	netns      string
 	relays     []net.Listener
+	// kubeletPort is the kubelet's API port on the node's address.
+	kubeletPort int
 }
 
 // KubeletBinary is the kubelet `make test-deps` builds beside kube-apiserver.
@@ -70,6 +73,12 @@ func (cp *ControlPlane) StartRealNode(t testing.TB, address string, images map[s
 	n := &RealNode{Name: address, Dir: dir, InstanceID: instanceID(address)}
 	if err := cp.bindNodes(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+	// The kubernetes Service: its ClusterIP is what the kubelet gives pods as KUBERNETES_SERVICE_HOST,
+	// where their in-cluster clients dial the API server.
+	apiService, err := cp.Kube.CoreV1().Services("default").Get(context.Background(), "kubernetes", metav1.GetOptions{})
+	if err != nil || len(apiService.Spec.Ports) == 0 {
+		t.Fatalf("the kubernetes Service: %v", err)
 	}
 	if err := n.writeConfig(cp); err != nil {
 		t.Fatal(err)
@@ -101,7 +110,7 @@ func (cp *ControlPlane) StartRealNode(t testing.TB, address string, images map[s
 	// every process of the node.
 	cmd := exec.Command("unshare", "--mount", "--propagation", "slave", "--pid", "--net", "--fork", "--mount-proc", "--kill-child",
 		"bash", script("node.sh"), "run", dir, KubeletBinary())
-	cmd.Env = append(os.Environ(), "NODE_NAME="+address)
+	cmd.Env = append(os.Environ(), "NODE_NAME="+address, "SERVICE_IP="+apiService.Spec.ClusterIP)
 	out, err := os.Create(filepath.Join(dir, "node.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -138,6 +147,10 @@ func (cp *ControlPlane) StartRealNode(t testing.TB, address string, images map[s
 		t.Fatal(err)
 	}
 	n.Relay(t, port)
+	// What kube-proxy would do for the kubernetes Service on this node.
+	n.relay(t, net.JoinHostPort(apiService.Spec.ClusterIP, strconv.Itoa(int(apiService.Spec.Ports[0].Port))), u.Host)
+	// The API server dials the kubelet at the node's InternalIP and the port it reports.
+	n.relayOut(t, net.JoinHostPort(address, strconv.Itoa(n.kubeletPort)))
 	return n
 }
 
@@ -145,10 +158,34 @@ func (cp *ControlPlane) StartRealNode(t testing.TB, address string, images map[s
 func (n *RealNode) Relay(t testing.TB, port int) {
 	t.Helper()
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	l, err := listenInNetNS(n.netns, addr)
+	n.relay(t, addr, addr)
+}
+
+// relay forwards the connections to listen, an address inside the node's network namespace, to
+// target, an address of this machine.
+func (n *RealNode) relay(t testing.TB, listen, target string) {
+	t.Helper()
+	l, err := listenInNetNS(n.netns, listen)
 	if err != nil {
-		t.Fatalf("relaying %s into node %s: %v", addr, n.Name, err)
+		t.Fatalf("relaying %s into node %s: %v", target, n.Name, err)
 	}
+	n.serveRelay(l, func() (net.Conn, error) { return net.Dial("tcp", target) })
+}
+
+// relayOut forwards the connections to addr on this machine to addr inside the node's network
+// namespace: how the API server reaches the kubelet (exec, logs, port-forward).
+func (n *RealNode) relayOut(t testing.TB, addr string) {
+	t.Helper()
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("relaying %s out of node %s: %v", addr, n.Name, err)
+	}
+	n.serveRelay(l, func() (net.Conn, error) { return dialInNetNS(n.netns, addr) })
+}
+
+// serveRelay copies each connection l accepts to one dial makes, both ways, until l is closed (the
+// node's cleanup closes every relay).
+func (n *RealNode) serveRelay(l net.Listener, dial func() (net.Conn, error)) {
 	n.relays = append(n.relays, l)
 	go func() {
 		for {
@@ -158,7 +195,7 @@ func (n *RealNode) Relay(t testing.TB, port int) {
 			}
 			go func() {
 				defer in.Close()
-				out, err := net.Dial("tcp", addr)
+				out, err := dial()
 				if err != nil {
 					return
 				}
@@ -191,32 +228,41 @@ func (n *RealNode) waitNetNS() (string, error) {
 	return "", fmt.Errorf("no network namespace of the node's own at %s", path)
 }
 
-// listenInNetNS listens on addr in the network namespace at nsPath: from a thread of its own that
-// enters it and is never given back (the goroutine locks it and ends, so the thread ends too), while
-// the connections it accepts are served from this process's namespace.
+// listenInNetNS listens on addr in the network namespace at nsPath, while the connections it accepts
+// are served from this process's namespace.
 func listenInNetNS(nsPath, addr string) (net.Listener, error) {
-	type result struct {
-		l   net.Listener
-		err error
-	}
-	ch := make(chan result, 1)
+	var l net.Listener
+	err := inNetNS(nsPath, func() (err error) { l, err = net.Listen("tcp", addr); return err })
+	return l, err
+}
+
+// dialInNetNS connects to addr from the network namespace at nsPath.
+func dialInNetNS(nsPath, addr string) (net.Conn, error) {
+	var c net.Conn
+	err := inNetNS(nsPath, func() (err error) { c, err = net.Dial("tcp", addr); return err })
+	return c, err
+}
+
+// inNetNS runs open, which makes sockets, in the network namespace at nsPath: from a thread of its
+// own that enters it and is never given back (the goroutine locks it and ends, so the thread ends
+// too). A socket stays in the namespace it was made in, wherever it is used after.
+func inNetNS(nsPath string, open func() error) error {
+	ch := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
 		fd, err := unix.Open(nsPath, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 		if err != nil {
-			ch <- result{err: err}
+			ch <- err
 			return
 		}
 		defer unix.Close(fd)
 		if err := unix.Setns(fd, unix.CLONE_NEWNET); err != nil {
-			ch <- result{err: err}
+			ch <- err
 			return
 		}
-		l, err := net.Listen("tcp", addr)
-		ch <- result{l, err}
+		ch <- open()
 	}()
-	r := <-ch
-	return r.l, r.err
+	return <-ch
 }
 
 // instanceID is the node's instance ID as its metadata service gives it: a UUID made from its address.
@@ -330,17 +376,27 @@ func (n *RealNode) initPID() (int, bool) {
 }
 
 // bindNodes grants the group system:nodes the ClusterRole system:node, as the Node authorizer and
-// the node bootstrap do on a cluster (this API server authorizes by RBAC alone).
+// the node bootstrap do on a cluster (this API server authorizes by RBAC alone), and the API server's
+// kubelet client system:kubelet-api-admin, as a cluster's installer does.
 func (cp *ControlPlane) bindNodes(ctx context.Context) error {
-	_, err := cp.Kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "test-world:nodes"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "system:node"},
-		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: "system:nodes"}},
-	}, metav1.CreateOptions{})
-	if apierrors.IsAlreadyExists(err) {
-		return nil
+	for name, b := range map[string]struct {
+		role    string
+		subject rbacv1.Subject
+	}{
+		"test-world:nodes": {"system:node", rbacv1.Subject{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: "system:nodes"}},
+		// The kubelets authorize the API server's requests (exec, logs) through the API server.
+		"test-world:kubelet-api-admin": {"system:kubelet-api-admin", rbacv1.Subject{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "kube-apiserver-kubelet-client"}},
+	} {
+		_, err := cp.Kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: b.role},
+			Subjects:   []rbacv1.Subject{b.subject},
+		}, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
+		}
 	}
-	return err
+	return nil
 }
 
 // writeConfig writes the node's client certificate and kubeconfig, containerd's and the kubelet's
@@ -362,8 +418,7 @@ func (n *RealNode) writeConfig(cp *ControlPlane) error {
 	if err != nil {
 		return err
 	}
-	port, err := FreePort()
-	if err != nil {
+	if n.kubeletPort, err = FreePort(); err != nil {
 		return err
 	}
 	loopback, err := os.ReadFile("/usr/lib/cni/loopback")
@@ -383,7 +438,7 @@ current-context: cp
 		"cni/conf/10-loopback.conflist":            `{"cniVersion": "0.4.0", "name": "loopback", "plugins": [{"type": "loopback"}]}`,
 		"metadata/openstack/latest/meta_data.json": fmt.Sprintf(`{"uuid": %q, "name": %q, "availability_zone": "nova"}`, n.InstanceID, n.Name),
 		"containerd.toml":                          fmt.Sprintf(containerdConfig, d),
-		"kubelet.yaml":                             fmt.Sprintf(kubeletConfig, n.Name, port, d),
+		"kubelet.yaml":                             fmt.Sprintf(kubeletConfig, n.Name, n.kubeletPort, d),
 	}
 	for name, body := range files {
 		mode := os.FileMode(0o600)
@@ -448,7 +503,7 @@ authentication:
   anonymous: {enabled: false}
   webhook: {enabled: false}
   x509: {clientCAFile: %[3]s/ca.crt}
-authorization: {mode: AlwaysAllow}
+authorization: {mode: Webhook}
 cgroupDriver: cgroupfs
 cgroupsPerQOS: false
 enforceNodeAllocatable: []

@@ -126,6 +126,22 @@ func TestE2ECephFSMounted(t *testing.T) {
 		}
 	})
 
+	t.Run("APodOnARealNodeMountsIt", func(t *testing.T) {
+		cephPorts, err := ceph.ListeningPorts()
+		if err != nil {
+			t.Fatal(err)
+		}
+		images := framework.OperandNodeImages()
+		images[goodCephCSI] = framework.CephCSINodeImage()
+		realNodeClaim{
+			Node: "127.0.0.5", Images: images,
+			Relay:   append([]int{w.OpenStack.KeystonePort, w.OpenStack.ManilaPort}, cephPorts...),
+			Drivers: []string{names.CSIDriverName, cephfs.DriverName}, StandIns: []string{"e2e-worker-a", "e2e-worker-b"},
+			Claim: claim, PV: pv, Other: targetA, MountType: "fuse.ceph-fuse",
+			InCeph: func(name string) (string, error) { return ceph.ReadFile(filepath.Join(rootPath, name)) },
+		}.mountInAPod(t, w)
+	})
+
 	t.Run("SnapshotAndRestoreCarryTheData", func(t *testing.T) {
 		w.CreateVolumeSnapshot(t, mountedNamespace, "shared-snap", claim.Name, framework.CephFSSnapshotClass)
 		handle := w.WaitForVolumeSnapshotReady(t, mountedNamespace, "shared-snap").SnapshotHandle

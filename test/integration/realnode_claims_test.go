@@ -51,7 +51,7 @@ func (r realNodeClaim) mountInAPod(t *testing.T, w *framework.World) {
 	ctx := context.Background()
 	t.Cleanup(func() { forgetRealNode(t, r.Node) }) // after the node and the controllers stop
 	t.Cleanup(func() { forgetDaemonSetPodsOnNodes(t, r.StandIns...) })
-	w.StartKubeControllers(t, "daemonset-controller", "root-ca-certificate-publisher-controller", "serviceaccount-controller")
+	w.StartKubeControllers(t, "daemonset-controller")
 	w.StartScheduler(t)
 	node := w.StartRealNode(t, r.Node, r.Images)
 	for _, port := range r.Relay {

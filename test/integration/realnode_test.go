@@ -26,8 +26,9 @@ const realNodeTimeout = 3 * time.Minute
 // A real node: the kubelet v1.36.2 with Debian's containerd and runc registers with the world's API
 // server under its node identity and reports Ready with its loopback address as InternalIP; a pod
 // bound to it runs in a real container from an image made on this machine, writes to an emptyDir and
-// reads it back (its termination message carries what it read); nothing of the node shows in the
-// machine's mount table, and once stopped none of its processes is left.
+// reads it back (its termination message and its log, read through the API server, carry what it
+// read); nothing of the node shows in the machine's mount table, and once stopped none of its
+// processes is left.
 func TestRealNodeRunsAPod(t *testing.T) {
 	ctx := context.Background()
 	const address = "127.0.0.2"
@@ -59,7 +60,7 @@ func TestRealNodeRunsAPod(t *testing.T) {
 			Volumes:                      []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
 			Containers: []corev1.Container{{
 				Name: "hello", Image: framework.BusyboxImage,
-				Command:      []string{"sh", "-c", "echo '" + said + "' > /data/f && cat /data/f > /dev/termination-log"},
+				Command:      []string{"sh", "-c", "echo '" + said + "' > /data/f && cat /data/f > /dev/termination-log && cat /data/f"},
 				VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/data"}},
 			}},
 		},
@@ -88,6 +89,12 @@ func TestRealNodeRunsAPod(t *testing.T) {
 		t.Fatalf("pod %s ended %s, its container %+v; want Succeeded, exit 0, the message %q", pod.Name, ended.Status.Phase, term, said)
 	}
 	t.Logf("pod %s ran in %s on node %s: %q", pod.Name, status.ContainerID, address, said)
+	// Its log through the API server, which asks the kubelet (its kubelet client identity, which the
+	// kubelet authorizes through the API server).
+	logs, err := world.Kube.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{}).DoRaw(ctx)
+	if err != nil || strings.TrimSpace(string(logs)) != said {
+		t.Fatalf("pod %s's log through the API server: %q, %v; want %q", pod.Name, logs, err, said)
+	}
 	if leaked := mountsUnder(t, node.Dir, "/var/lib/kubelet"); len(leaked) > 0 {
 		t.Errorf("the node's mounts show in the machine's mount table: %v", leaked)
 	}
@@ -152,7 +159,7 @@ func TestRealNodeRegistersTheNodePlugins(t *testing.T) {
 	createShareType(t, framework.ShareTypeSpec{Name: "default"})
 	world.CreateClusterCSIDriver(t, operatorv1.Managed)
 	world.RunOperator(t)
-	world.StartKubeControllers(t, "daemonset-controller", "root-ca-certificate-publisher-controller")
+	world.StartKubeControllers(t, "daemonset-controller")
 	world.StartScheduler(t)
 	const address = "127.0.0.3"
 	t.Cleanup(func() { forgetRealNode(t, address) })

@@ -32,7 +32,7 @@ func TestDaemonSetWithAnotherSelectorHandsItsPodsOver(t *testing.T) {
 	t.Cleanup(func() {
 		_ = pods.DeleteCollection(context.Background(), metav1.DeleteOptions{GracePeriodSeconds: new(int64)}, metav1.ListOptions{})
 	})
-	world.StartKubeControllers(t, "garbage-collector-controller", "serviceaccount-controller")
+	world.StartKubeControllers(t, "garbage-collector-controller")
 
 	old := map[string]string{"app": "csi-nodeplugin-nfsplugin"}
 	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: framework.NFSNodeDaemonSet, Namespace: names.OperandNamespace},
