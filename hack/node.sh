@@ -15,7 +15,9 @@
 #   node.sh run DIR KUBELET    # as PID 1 of the node's namespaces (test/framework/realnode.go starts it
 #                              # under unshare): containerd with DIR/containerd.toml, the image archives
 #                              # DIR/images/*.tar imported, then KUBELET with DIR/kubelet.yaml and
-#                              # DIR/kubeconfig until SIGTERM, which stops the kubelet, then containerd
+#                              # DIR/kubeconfig until SIGTERM, which stops the kubelet, then containerd;
+#                              # env NODE_NAME (the kubelet's node name), SERVICE_IP (the kubernetes
+#                              # Service's ClusterIP, an address of the node's loopback the test relays)
 set -euo pipefail
 HACK=$(cd "$(dirname "$0")" && pwd)
 log() { printf '[node %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
@@ -112,5 +114,5 @@ case "${1:-}" in
   install) cmd_install ;;
   build) shift; cmd_build "$@" ;;
   run) shift; cmd_run "$@" ;;
-  *) sed -n '2,13p' "$0"; exit 2 ;;
+  *) sed -n '2,15p' "$0"; exit 2 ;;
 esac
