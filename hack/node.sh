@@ -114,5 +114,5 @@ case "${1:-}" in
   install) cmd_install ;;
   build) shift; cmd_build "$@" ;;
   run) shift; cmd_run "$@" ;;
-  *) sed -n '2,18p' "$0"; exit 2 ;;
+  *) sed -n '2,20p' "$0"; exit 2 ;;
 esac
