@@ -400,8 +400,8 @@ func (cp *ControlPlane) bindNodes(ctx context.Context) error {
 }
 
 // writeConfig writes the node's client certificate and kubeconfig, containerd's and the kubelet's
-// configuration, its CNI configuration (loopback alone: the node runs host-network pods only) and its
-// metadata service's meta_data.json.
+// configuration, its CNI configuration (hack/node/podnet: a pod network that reaches nothing outside
+// each pod) and its metadata service's meta_data.json.
 func (n *RealNode) writeConfig(cp *ControlPlane) error {
 	d := n.Dir
 	for _, sub := range []string{"images", "cni/bin", "cni/conf", "pod-logs", "volume-plugins", "serving-certs", "metadata/openstack/latest"} {
@@ -435,7 +435,7 @@ users: [{name: node, user: {client-certificate-data: %s, client-key-data: %s}}]
 contexts: [{name: cp, context: {cluster: cp, user: node}}]
 current-context: cp
 `, cp.Config.Host, b64(caPEM), b64(certPEM), b64(keyPEM)),
-		"cni/conf/10-loopback.conflist":            `{"cniVersion": "0.4.0", "name": "loopback", "plugins": [{"type": "loopback"}]}`,
+		"cni/conf/10-podnet.conflist":              `{"cniVersion": "0.4.0", "name": "podnet", "plugins": [{"type": "podnet"}]}`,
 		"metadata/openstack/latest/meta_data.json": fmt.Sprintf(`{"uuid": %q, "name": %q, "availability_zone": "nova"}`, n.InstanceID, n.Name),
 		"containerd.toml":                          fmt.Sprintf(containerdConfig, d),
 		"kubelet.yaml":                             fmt.Sprintf(kubeletConfig, n.Name, n.kubeletPort, d),
@@ -449,6 +449,14 @@ current-context: cp
 			return err
 		}
 	}
+	podnet, err := os.ReadFile(script("node/podnet"))
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(d, "cni/bin/podnet"), podnet, 0o755); err != nil {
+		return err
+	}
+	// containerd brings up each pod's lo itself, with this plugin.
 	return os.WriteFile(filepath.Join(d, "cni/bin/loopback"), loopback, 0o755)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"slices"
 	"strings"
@@ -23,9 +24,13 @@ import (
 // status) and a pod's run on it, on a loaded 2-core machine.
 const realNodeTimeout = 3 * time.Minute
 
+// podNetwork holds the addresses hack/node/podnet gives pods, each inside the pod's own namespace.
+var podNetwork = &net.IPNet{IP: net.IPv4(10, 88, 0, 0), Mask: net.CIDRMask(16, 32)}
+
 // A real node: the kubelet v1.36.2 with Debian's containerd and runc registers with the world's API
 // server under its node identity and reports Ready with its loopback address as InternalIP; a pod
-// bound to it runs in a real container from an image made on this machine, writes to an emptyDir and
+// bound to it (not host-network: an address of the world's pod network) runs in a real container from
+// an image made on this machine, writes to an emptyDir and
 // reads it back (its termination message and its log, read through the API server, carry what it
 // read); nothing of the node shows in the machine's mount table, and once stopped none of its
 // processes is left.
@@ -55,7 +60,7 @@ func TestRealNodeRunsAPod(t *testing.T) {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "real-node-hello", Namespace: "default"},
 		Spec: corev1.PodSpec{
-			NodeName: address, HostNetwork: true, RestartPolicy: corev1.RestartPolicyNever,
+			NodeName: address, RestartPolicy: corev1.RestartPolicyNever,
 			AutomountServiceAccountToken: new(bool),
 			Volumes:                      []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
 			Containers: []corev1.Container{{
@@ -88,7 +93,11 @@ func TestRealNodeRunsAPod(t *testing.T) {
 	if term := status.State.Terminated; ended.Status.Phase != corev1.PodSucceeded || term.ExitCode != 0 || strings.TrimSpace(term.Message) != said {
 		t.Fatalf("pod %s ended %s, its container %+v; want Succeeded, exit 0, the message %q", pod.Name, ended.Status.Phase, term, said)
 	}
-	t.Logf("pod %s ran in %s on node %s: %q", pod.Name, status.ContainerID, address, said)
+	// Not host-network: its own network namespace, with an address of the world's pod network.
+	if ip := net.ParseIP(ended.Status.PodIP); ip == nil || !podNetwork.Contains(ip) {
+		t.Errorf("pod %s has IP %q; want one of the pod network %s (hack/node/podnet)", pod.Name, ended.Status.PodIP, podNetwork)
+	}
+	t.Logf("pod %s ran in %s on node %s (pod IP %s): %q", pod.Name, status.ContainerID, address, ended.Status.PodIP, said)
 	// Its log through the API server, which asks the kubelet (its kubelet client identity, which the
 	// kubelet authorizes through the API server).
 	logs, err := world.Kube.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{}).DoRaw(ctx)
