@@ -48,8 +48,7 @@ type ControlPlane struct {
 
 	mapperOnce sync.Once
 	mapper     *restmapper.DeferredDiscoveryRESTMapper
-	// baseControllers is the kube-controller-manager every pod of the cluster relies on (nil for a
-	// guest, which runs no pods).
+	// baseControllers is the kube-controller-manager every pod of the cluster relies on.
 	baseControllers *Process
 }
 

@@ -659,6 +659,20 @@ func (w *World) takeSnapshot(ctx context.Context) (worldSnapshot, error) {
 func (w *World) restoreSnapshot(ctx context.Context, s worldSnapshot) error {
 	var errs []string
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+	// The namespaces made since go first into Terminating, as a namespace's deletion does, so that the
+	// cluster's controllers make nothing more in them (each namespace's default ServiceAccount and
+	// kube-root-ca.crt); they go last, once emptied.
+	namespaces, err := w.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	for _, ns := range namespaces.Items {
+		if _, existed := s[namespacesGVR]["/"+ns.Name]; !existed {
+			if err := w.Kube.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				fail("deleting namespace %s: %v", ns.Name, err)
+			}
+		}
+	}
 	for _, k := range snapshotKinds {
 		now, err := w.listKind(ctx, k)
 		if err != nil {
@@ -669,6 +683,8 @@ func (w *World) restoreSnapshot(ctx context.Context, s worldSnapshot) error {
 		for key, cur := range now {
 			old, existed := then[key]
 			switch {
+			case !existed && keptByTheCluster(cur) && s[namespacesGVR]["/"+cur.GetNamespace()] != nil:
+				// The cluster's controllers keep it in every namespace: it stays as long as the namespace.
 			case !existed:
 				if err := w.deleteNow(ctx, k, cur); err != nil {
 					fail("deleting %s %s: %v", k.gvr.Resource, key, err)
@@ -693,6 +709,20 @@ func (w *World) restoreSnapshot(ctx context.Context, s worldSnapshot) error {
 		return fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+var namespacesGVR = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+
+// keptByTheCluster says whether the world's base controllers make o in every namespace (its default
+// ServiceAccount, its kube-root-ca.crt) and would make it again were it deleted.
+func keptByTheCluster(o *unstructured.Unstructured) bool {
+	switch o.GetKind() {
+	case "ServiceAccount":
+		return o.GetName() == "default"
+	case "ConfigMap":
+		return o.GetName() == "kube-root-ca.crt"
+	}
+	return false
 }
 
 // objectClient is what the world's snapshot and restore do with one kind's objects.

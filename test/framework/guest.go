@@ -41,7 +41,8 @@ type GuestOptions struct {
 }
 
 // StartGuest starts a guest cluster's control plane: its own etcd and kube-apiserver on free
-// loopback ports with their own state and audit log, the same CRDs as the management world, and what
+// loopback ports with their own state and audit log, the same CRDs as the management world, a
+// kube-controller-manager with the controllers its pods rely on (baseControllers), and what
 // a HyperShift guest has for the operator: Infrastructure/cluster on the OpenStack platform with an
 // External control plane, the other config objects, namespace openshift-cluster-csi-drivers and the
 // operand namespace as manifests/ defines it. manifests/ is otherwise not applied: in a hosted
@@ -60,6 +61,11 @@ func StartGuest(ctx context.Context, opts GuestOptions) (*ControlPlane, error) {
 	}
 	cp, err := startClusterControlPlane(ctx, "manila-guest-", id)
 	if err != nil {
+		return nil, fmt.Errorf("guest control plane: %w", err)
+	}
+	// The guest's DaemonSet pods run through pod runners: they need what pods rely on.
+	if err := cp.startBaseControllers(); err != nil {
+		cp.Stop()
 		return nil, fmt.Errorf("guest control plane: %w", err)
 	}
 	objs, err := manifests.Objects()
