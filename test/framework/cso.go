@@ -137,7 +137,8 @@ var csoVersions = map[CSOGeneration]string{CSOMain: "5.0.0-test", CSO420: "4.20.
 //
 // When the test ends CSO is stopped and the world is put back as it was before StartCSO: every
 // object created since is deleted (namespaces included: what the namespace controller would do is
-// done here, as none runs), every object changed is restored (the operator's Deployment, Service,
+// done here, as none runs; a namespace that stays keeps the default ServiceAccount and
+// kube-root-ca.crt the cluster's controllers keep in it), every object changed is restored (the operator's Deployment, Service,
 // ServiceAccount and operand namespace from manifests/, which CSO applies its own versions of), and
 // every object deleted is created again. The shard's later tests find the world they expect.
 func (w *World) StartCSO(t testing.TB, opts CSOOptions) *CSO {
