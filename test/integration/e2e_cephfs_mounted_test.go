@@ -135,8 +135,9 @@ func TestE2ECephFSMounted(t *testing.T) {
 		images[goodCephCSI] = framework.CephCSINodeImage()
 		realNodeClaim{
 			Node: "127.0.0.5", Images: images,
-			Relay:   append([]int{w.OpenStack.KeystonePort, w.OpenStack.ManilaPort}, cephPorts...),
-			Drivers: []string{names.CSIDriverName, cephfs.DriverName}, StandIns: []string{"e2e-worker-a", "e2e-worker-b"},
+			Relay:      append([]int{w.OpenStack.KeystonePort, w.OpenStack.ManilaPort}, cephPorts...),
+			DaemonSets: []string{framework.NodeDaemonSet, framework.NFSNodeDaemonSet, framework.CephFSNodeDaemonSet, framework.CephCSINodeDaemonSet},
+			Drivers:    []string{names.CSIDriverName, cephfs.DriverName}, StandIns: []string{"e2e-worker-a", "e2e-worker-b"},
 			Claim: claim, PV: pv, Other: targetA, MountType: "fuse.ceph-fuse",
 			InCeph: func(name string) (string, error) { return ceph.ReadFile(filepath.Join(rootPath, name)) },
 		}.mountInAPod(t, w)

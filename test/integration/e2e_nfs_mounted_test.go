@@ -131,8 +131,9 @@ func TestE2ENFSMounted(t *testing.T) {
 	t.Run("APodOnARealNodeMountsIt", func(t *testing.T) {
 		realNodeClaim{
 			Node: "127.0.0.4", Images: framework.OperandNodeImages(),
-			Relay:   []int{w.OpenStack.KeystonePort, w.OpenStack.ManilaPort, ganesha.NFSPort, ganesha.MountPort},
-			Drivers: []string{names.CSIDriverName}, StandIns: []string{"e2e-nfs-a", "e2e-nfs-b"},
+			Relay:      []int{w.OpenStack.KeystonePort, w.OpenStack.ManilaPort, ganesha.NFSPort, ganesha.MountPort},
+			DaemonSets: []string{framework.NodeDaemonSet, framework.NFSNodeDaemonSet},
+			Drivers:    []string{names.CSIDriverName}, StandIns: []string{"e2e-nfs-a", "e2e-nfs-b"},
 			Claim: claim, PV: pv, Other: targetA, MountType: "fuse.fuse-nfs",
 			InCeph: func(name string) (string, error) { return ceph.ReadFile(filepath.Join(exportPath, name)) },
 		}.mountInAPod(t, w)

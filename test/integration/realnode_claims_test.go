@@ -25,8 +25,10 @@ type realNodeClaim struct {
 	Images map[string]framework.NodeImage
 	// Relay are the ports of this machine the node plugins dial (OpenStack's, the storage's).
 	Relay []int
-	// Drivers are the CSI drivers the node's kubelet registers.
-	Drivers []string
+	// DaemonSets are the operator's node DaemonSets whose pods run there; Drivers the CSI drivers the
+	// node's kubelet registers through them.
+	DaemonSets []string
+	Drivers    []string
 	// StandIns are the Node objects of the test's stand-in nodes, on which the DaemonSet controller
 	// places pods that never start.
 	StandIns []string
@@ -41,7 +43,8 @@ type realNodeClaim struct {
 }
 
 // mountInAPod: the operator's node DaemonSets run on the real node as rendered (the DaemonSet
-// controller and kube-scheduler place them; the kubelet runs them and registers the drivers), and
+// controller and kube-scheduler place them; the kubelet runs them, with their hostPaths, mount
+// propagation, registrars' sockets and probes, registers the drivers, and every container is Ready), and
 // the kubelet stages and publishes the claim for a pod through manila-csi-plugin, which reaches
 // Keystone and Manila and forwards to the storage's node plugin, whose mount (made by the client in
 // its own image) reaches the pod through the Bidirectional mount of the kubelet's directories. The pod
@@ -58,6 +61,7 @@ func (r realNodeClaim) mountInAPod(t *testing.T, w *framework.World) {
 		node.Relay(t, port)
 	}
 	waitForDriversRegistered(t, node, r.Drivers...)
+	waitForPodsReady(t, w, r.Node, r.DaemonSets...)
 
 	fromStandIn := fmt.Sprintf("written through %s at %s\n", r.Other, time.Now().UTC().Format(time.RFC3339Nano))
 	writeFile(t, filepath.Join(r.Other, "from-stand-in.txt"), fromStandIn)
@@ -155,6 +159,35 @@ func waitForDriversRegistered(t *testing.T, node *framework.RealNode, drivers ..
 			return fmt.Errorf("CSINode %s drivers %v; want %v", node.Name, got, want)
 		}
 		t.Logf("CSINode %s: %v with node ID %s (the instance ID from the node's metadata service)", node.Name, want, node.InstanceID)
+		return nil
+	})
+}
+
+// waitForPodsReady waits until a pod of each DaemonSet runs on the node with every container Ready.
+func waitForPodsReady(t *testing.T, w *framework.World, node string, daemonSets ...string) {
+	t.Helper()
+	framework.Eventually(t, realNodeTimeout, "the node plugins' pods on "+node+" Ready", func(ctx context.Context) error {
+		pods, err := w.Kube.CoreV1().Pods(names.OperandNamespace).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
+		if err != nil {
+			return err
+		}
+		var ready []string // the DaemonSets whose pod here has every container Ready
+		for _, p := range pods.Items {
+			for _, c := range p.Status.ContainerStatuses {
+				if !c.Ready {
+					return fmt.Errorf("pod %s: %s, container %s not Ready: %+v", p.Name, p.Status.Phase, c.Name, c.State)
+				}
+			}
+			if len(p.Status.ContainerStatuses) > 0 && len(p.OwnerReferences) > 0 {
+				ready = append(ready, p.OwnerReferences[0].Name)
+			}
+		}
+		for _, ds := range daemonSets {
+			if !slices.Contains(ready, ds) {
+				return fmt.Errorf("no Ready pod of %s on %s (Ready: %v)", ds, node, ready)
+			}
+		}
+		t.Logf("pods Ready on %s: %v", node, ready)
 		return nil
 	})
 }

@@ -6,17 +6,14 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	operatorv1 "github.com/openshift/api/operator/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
@@ -156,50 +153,6 @@ func mountsUnder(t *testing.T, paths ...string) []string {
 		}
 	}
 	return out
-}
-
-// The operator's node DaemonSets on a real node: the DaemonSet controller makes their pods for it and
-// kube-scheduler binds them, the real kubelet runs them as the operator rendered them (hostPaths, mount propagation, the registrars'
-// sockets, the liveness probes) from images of the binaries built here; the kubelet registers the
-// Manila driver through plugins_registry with the node ID manila-csi-plugin read from the node's
-// metadata service (its CSINode), and every container of both pods is Ready.
-func TestRealNodeRegistersTheNodePlugins(t *testing.T) {
-	world.ResetOperand(t)
-	createShareType(t, framework.ShareTypeSpec{Name: "default"})
-	world.CreateClusterCSIDriver(t, operatorv1.Managed)
-	world.RunOperator(t)
-	world.StartKubeControllers(t, "daemonset-controller")
-	world.StartScheduler(t)
-	const address = "127.0.0.3"
-	t.Cleanup(func() { forgetRealNode(t, address) })
-	node := world.StartRealNode(t, address, framework.OperandNodeImages())
-
-	// Only the Manila driver registers: the NFS node plugin has no registrar.
-	waitForDriversRegistered(t, node, names.CSIDriverName)
-	framework.Eventually(t, realNodeTimeout, "the node plugins' pods on "+address+" Ready", func(ctx context.Context) error {
-		pods, err := world.Kube.CoreV1().Pods(names.OperandNamespace).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + address})
-		if err != nil {
-			return err
-		}
-		var ready []string // the DaemonSets whose pod here has every container Ready
-		for _, p := range pods.Items {
-			for _, c := range p.Status.ContainerStatuses {
-				if !c.Ready {
-					return fmt.Errorf("pod %s: %s, container %s not Ready: %+v", p.Name, p.Status.Phase, c.Name, c.State)
-				}
-			}
-			if len(p.Status.ContainerStatuses) > 0 && len(p.OwnerReferences) > 0 {
-				ready = append(ready, p.OwnerReferences[0].Name)
-			}
-		}
-		for _, ds := range []string{framework.NodeDaemonSet, framework.NFSNodeDaemonSet} {
-			if !slices.Contains(ready, ds) {
-				return fmt.Errorf("no Ready pod of %s on %s (Ready: %v)", ds, address, ready)
-			}
-		}
-		t.Logf("pods Ready on %s: %v", address, ready)
-		return nil
-	})
 }
 
 // forgetRealNode removes what a stopped real node leaves in the API: its pods (no kubelet will confirm
