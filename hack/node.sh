@@ -16,8 +16,7 @@
 #                              # under unshare): containerd with DIR/containerd.toml, the image archives
 #                              # DIR/images/*.tar imported, then KUBELET with DIR/kubelet.yaml and
 #                              # DIR/kubeconfig until SIGTERM, which stops the kubelet, then containerd;
-#                              # env NODE_NAME (the kubelet's node name), SERVICE_IP (the kubernetes
-#                              # Service's ClusterIP, an address of the node's loopback the test relays)
+#                              # env NODE_NAME: the kubelet's node name
 set -euo pipefail
 HACK=$(cd "$(dirname "$0")" && pwd)
 log() { printf '[node %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
@@ -79,8 +78,6 @@ cmd_run() {
   local d=${1:?usage: run DIR KUBELET} kubelet=${2:?usage: run DIR KUBELET} f b kpid cpid
   ip link set lo up
   ip addr add 169.254.169.254/32 dev lo
-  # The kubernetes Service's ClusterIP: the test relays it to the API server, as kube-proxy would.
-  if [ -n "${SERVICE_IP:-}" ]; then ip addr add "$SERVICE_IP/32" dev lo; fi
   busybox httpd -f -p 169.254.169.254:80 -h "$d/metadata" &
   mount --make-rshared /
   mkdir -p "$d/kubelet-root" /var/lib/kubelet
@@ -114,5 +111,5 @@ case "${1:-}" in
   install) cmd_install ;;
   build) shift; cmd_build "$@" ;;
   run) shift; cmd_run "$@" ;;
-  *) sed -n '2,20p' "$0"; exit 2 ;;
+  *) sed -n '2,19p' "$0"; exit 2 ;;
 esac

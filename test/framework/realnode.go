@@ -110,7 +110,7 @@ func (cp *ControlPlane) StartRealNode(t testing.TB, address string, images map[s
 	// every process of the node.
 	cmd := exec.Command("unshare", "--mount", "--propagation", "slave", "--pid", "--net", "--fork", "--mount-proc", "--kill-child",
 		"bash", script("node.sh"), "run", dir, KubeletBinary())
-	cmd.Env = append(os.Environ(), "NODE_NAME="+address, "SERVICE_IP="+apiService.Spec.ClusterIP)
+	cmd.Env = append(os.Environ(), "NODE_NAME="+address)
 	out, err := os.Create(filepath.Join(dir, "node.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -138,6 +138,13 @@ func (cp *ControlPlane) StartRealNode(t testing.TB, address string, images map[s
 	if n.netns, err = n.waitNetNS(); err != nil {
 		t.Fatal(err)
 	}
+	// The node's loopback up (127.0.0.1 exists only then) and the kubernetes Service's ClusterIP on it,
+	// before any relay listens there (hack/node.sh brings it up too, but later).
+	for _, args := range [][]string{{"link", "set", "lo", "up"}, {"addr", "add", apiService.Spec.ClusterIP + "/32", "dev", "lo"}} {
+		if out, err := exec.Command("nsenter", append([]string{"--net=" + n.netns, "ip"}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("ip %v in node %s: %v: %s", args, address, err, out)
+		}
+	}
 	u, err := url.Parse(cp.Config.Host)
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +154,8 @@ func (cp *ControlPlane) StartRealNode(t testing.TB, address string, images map[s
 		t.Fatal(err)
 	}
 	n.Relay(t, port)
-	// What kube-proxy would do for the kubernetes Service on this node.
+	// What kube-proxy would do for the kubernetes Service on this node: its ClusterIP, an address of
+	// the node's loopback, relayed to the API server.
 	n.relay(t, net.JoinHostPort(apiService.Spec.ClusterIP, strconv.Itoa(int(apiService.Spec.Ports[0].Port))), u.Host)
 	// The API server dials the kubelet at the node's InternalIP and the port it reports.
 	n.relayOut(t, net.JoinHostPort(address, strconv.Itoa(n.kubeletPort)))
