@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -82,6 +83,7 @@ func (e AuditEvent) String() string {
 }
 
 // ReadAudit returns the audit log's events that completed at or after since, in the log's order.
+// The API server may be writing its last line: a line without its newline is not read yet.
 func ReadAudit(path string, since time.Time) ([]AuditEvent, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -89,18 +91,23 @@ func ReadAudit(path string, since time.Time) ([]AuditEvent, error) {
 	}
 	defer f.Close()
 	var out []AuditEvent
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
+	r := bufio.NewReaderSize(f, 1<<20)
+	for {
+		line, err := r.ReadBytes('\n')
+		if err == io.EOF {
+			return out, nil // nothing more, or a line still being written
+		}
+		if err != nil {
+			return nil, err
+		}
 		var e AuditEvent
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+		if err := json.Unmarshal(line, &e); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		if !e.StageTimestamp.Before(since) {
 			out = append(out, e)
 		}
 	}
-	return out, sc.Err()
 }
 
 // Turns are the runs of writes by one side: each write's side (sideOf; "" skips the write), with
