@@ -53,7 +53,7 @@ type realNodeClaim struct {
 func (r realNodeClaim) mountInAPod(t *testing.T, w *framework.World) {
 	ctx := context.Background()
 	t.Cleanup(func() { forgetRealNode(t, r.Node) }) // after the node and the controllers stop
-	t.Cleanup(func() { forgetDaemonSetPodsOnNodes(t, r.StandIns...) })
+	t.Cleanup(func() { forgetPodsOnNodes(t, names.OperandNamespace, r.StandIns...) })
 	w.StartKubeControllers(t, "daemonset-controller")
 	w.StartScheduler(t)
 	node := w.StartRealNode(t, r.Node, r.Images)
@@ -69,7 +69,7 @@ func (r realNodeClaim) mountInAPod(t *testing.T, w *framework.World) {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "real-node-pod", Namespace: r.Claim.Namespace},
 		Spec: corev1.PodSpec{
-			NodeName: r.Node, HostNetwork: true, RestartPolicy: corev1.RestartPolicyNever,
+			NodeName: r.Node, RestartPolicy: corev1.RestartPolicyNever,
 			AutomountServiceAccountToken: new(bool),
 			Volumes: []corev1.Volume{{Name: "shared", VolumeSource: corev1.VolumeSource{
 				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: r.Claim.Name}}}},
@@ -210,18 +210,19 @@ func waitForPodEnded(t *testing.T, w *framework.World, namespace, name string) *
 	return ended
 }
 
-// forgetDaemonSetPodsOnNodes deletes the operand's pods bound to nodes no kubelet runs.
-func forgetDaemonSetPodsOnNodes(t *testing.T, nodes ...string) {
+// forgetPodsOnNodes deletes at once the pods of namespace ("": every namespace) bound to nodes no
+// kubelet runs (stopped real nodes, Node objects of stand-in nodes), which no kubelet will confirm gone.
+func forgetPodsOnNodes(t *testing.T, namespace string, nodes ...string) {
 	ctx := context.Background()
 	for _, n := range nodes {
-		pods, err := world.Kube.CoreV1().Pods(names.OperandNamespace).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + n})
+		pods, err := world.Kube.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + n})
 		if err != nil {
 			t.Errorf("the pods of node %s: %v", n, err)
 			continue
 		}
 		for _, p := range pods.Items {
 			if err := world.Kube.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil && !apierrors.IsNotFound(err) {
-				t.Errorf("deleting pod %s/%s: %v", p.Namespace, p.Name, err)
+				t.Errorf("deleting pod %s/%s of node %s: %v", p.Namespace, p.Name, n, err)
 			}
 		}
 	}

@@ -71,18 +71,7 @@ func TestRealNodeRunsAPod(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { deletePodAndWait(t, pod.Namespace, pod.Name) })
-	var ended *corev1.Pod
-	framework.Eventually(t, realNodeTimeout, "pod "+pod.Name+" to end", func(ctx context.Context) error {
-		p, err := world.Kube.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
-			return fmt.Errorf("phase %s", p.Status.Phase)
-		}
-		ended = p
-		return nil
-	})
+	ended := waitForPodEnded(t, world, pod.Namespace, pod.Name)
 	if len(ended.Status.ContainerStatuses) != 1 || ended.Status.ContainerStatuses[0].State.Terminated == nil {
 		t.Fatalf("pod %s ended %s with containers %+v", pod.Name, ended.Status.Phase, ended.Status.ContainerStatuses)
 	}
@@ -159,16 +148,7 @@ func mountsUnder(t *testing.T, paths ...string) []string {
 // their deletion), its CSINode and its Node (no garbage collector runs here).
 func forgetRealNode(t *testing.T, address string) {
 	ctx := context.Background()
-	pods, err := world.Kube.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + address})
-	if err != nil {
-		t.Errorf("the pods of node %s: %v", address, err)
-	} else {
-		for _, p := range pods.Items {
-			if err := world.Kube.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil && !apierrors.IsNotFound(err) {
-				t.Errorf("deleting pod %s/%s of node %s: %v", p.Namespace, p.Name, address, err)
-			}
-		}
-	}
+	forgetPodsOnNodes(t, "", address)
 	if err := world.Kube.StorageV1().CSINodes().Delete(ctx, address, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		t.Errorf("deleting CSINode %s: %v", address, err)
 	}
