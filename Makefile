@@ -9,6 +9,8 @@
 #   make test-deps   apt packages (Keystone, Manila, Ceph, NFS-Ganesha), the Kubernetes-side binaries, CRDs, ceph-csi,
 #                    csi-driver-nfs and fuse-nfs, CSO and the predecessors, in parallel streams, with a time table at
 #                    the end; idempotent (make deps-STEP: one step)
+#   make test-e2e-storage  Kubernetes' external storage suite, every spec, for the operator's NFS and CephFS drivers
+#                    on the test world's real node; prints each driver's table (passed, skipped with the reason, failed)
 #   make soak-swap   the image swap tests N times (N=10), each run's recorded versions printed (hack/soak-swap.sh)
 #   make fuzz        each fuzz target for FUZZTIME executions (default 300000x); make test runs 10000x each
 #   make verify      gofmt and go vet
@@ -49,7 +51,7 @@ LDFLAGS    := -s -w -X $(PKG)/pkg/version.Version=$(VERSION) -X $(PKG)/pkg/versi
 UNIT_TEST_FLAGS ?=
 TEST_FLAGS ?= $(UNIT_TEST_FLAGS) -p 2 -timeout 45m
 
-.PHONY: all build bench demo test unit-and-fuzz soak-swap test-unit test-deps demo-deps deps-apt deps-ceph deps-nfs deps-node deps-k8s deps-crds deps-cso fuzz verify vendor clean
+.PHONY: all build bench demo test unit-and-fuzz test-e2e-storage soak-swap test-unit test-deps demo-deps deps-apt deps-ceph deps-nfs deps-node deps-k8s deps-crds deps-cso fuzz verify vendor clean
 
 # Fuzz targets as package:function; their seed corpora live in each package's testdata/fuzz.
 FUZZ_TARGETS := ./pkg/classplan:FuzzClassNames ./pkg/cloudcredentials:FuzzDriverSecret \
@@ -89,6 +91,15 @@ unit-and-fuzz:
 		  nice -n 19 $(MAKE) --no-print-directory fuzz FUZZTIME=10000x; } >$(OUTPUT)/unit-and-fuzz.log 2>&1; rc=$$?; \
 		cat $(OUTPUT)/unit-and-fuzz.log; \
 		echo "== unit tests and fuzzing $$([ $$rc -eq 0 ] && echo ok || echo FAILED) in $$(( $$(date +%s) - start )) s"; exit $$rc
+
+# The whole external storage suite (make test runs a focused list of it): the two mounted tests with
+# TEST_E2E_STORAGE_ALL set run every spec of their driver but the disruptive ones; their output goes to
+# _output/e2e-storage.log, each driver's table is printed at the end.
+test-e2e-storage: test-deps
+	@mkdir -p $(OUTPUT); rc=0; $(TEST_ENV) TEST_E2E_STORAGE_ALL=1 $(GO) test -count=1 -timeout 6h -v \
+		-run '^(TestE2ENFSMounted|TestE2ECephFSMounted)$$' ./test/integration/ >$(OUTPUT)/e2e-storage.log 2>&1 || rc=$$?; \
+		sed -n '/the external storage suite for/,/ passed, .* skipped, .* failed$$/p' $(OUTPUT)/e2e-storage.log; \
+		tail -3 $(OUTPUT)/e2e-storage.log; exit $$rc
 
 N ?= 10
 soak-swap: test-deps

@@ -123,12 +123,12 @@ start_apiserver() { # $1 bin dir, $2 state dir, $3 etcd port, $4 apiserver port
 }
 
 wait_ready() { # $1 state dir, $2 apiserver port
-  local st="$1" ap="$2" c="$1/certs" deadline=$(( $(date +%s) + START_TIMEOUT ))
+  local st="$1" ap="$2" c="$1/certs" deadline=$(( $(date +%s) + START_TIMEOUT )) pause=0.2
   until curl -sf --cacert "$c/ca.crt" --cert "$c/admin.crt" --key "$c/admin.key" "https://127.0.0.1:$ap/readyz" >/dev/null 2>&1; do
     kill -0 "$(cat "$st/kube-apiserver.pid")" 2>/dev/null || { tail -20 "$st/kube-apiserver.log" >&2; cmd_stop "$st"; die "kube-apiserver exited"; }
     kill -0 "$(cat "$st/etcd.pid")" 2>/dev/null || { tail -20 "$st/etcd.log" >&2; cmd_stop "$st"; die "etcd exited"; }
     [ "$(date +%s)" -lt "$deadline" ] || { tail -20 "$st/kube-apiserver.log" >&2; cmd_stop "$st"; die "not ready after ${START_TIMEOUT}s"; }
-    sleep 0.2
+    sleep "$pause"; pause=0.4 # the first try at 0.2 s; kube-apiserver takes seconds to be ready
   done
 }
 

@@ -11,6 +11,9 @@
 #   csi-snapshotter          external-snapshotter/v8                SNAPSHOTTER_VERSION [v8.6.0]   -> PROV_BIN
 #   snapshot-controller      external-snapshotter/v8                SNAPSHOTTER_VERSION            -> PROV_BIN
 #   csi-node-standin         hack/csi-node-standin (its own module, seconds)                       -> PROV_BIN
+#   agnhost                  k8s.io/kubernetes/test/images/agnhost  K8S_VERSION (the suite's image)  -> K8S_BIN
+#   e2e-storage              k8s.io/kubernetes/test/e2e/storage/external, K8S_VERSION: a test binary
+#                            of hack/e2e-storage (`go test -c`, after the build; the real node's suite) -> K8S_BIN
 #
 # Usage:
 #   k8s-binaries.sh build K8S_BIN PROV_BIN [NAME...]  # the named binaries (default: all); idempotent
@@ -65,6 +68,8 @@ csi-provisioner prov github.com/kubernetes-csi/external-provisioner/v6@$PROVISIO
 csi-resizer prov github.com/kubernetes-csi/external-resizer/v2@$RESIZER_VERSION github.com/kubernetes-csi/external-resizer/v2/cmd/csi-resizer -X main.version=$RESIZER_VERSION
 csi-snapshotter prov $SNAP/v8@$SNAPSHOTTER_VERSION $SNAP/v8/cmd/csi-snapshotter -X main.version=$SNAPSHOTTER_VERSION
 snapshot-controller prov $SNAP/v8@$SNAPSHOTTER_VERSION $SNAP/v8/cmd/snapshot-controller -X main.version=$SNAPSHOTTER_VERSION
+agnhost k8s k8s.io/kubernetes@v$K8S_VERSION k8s.io/kubernetes/test/images/agnhost
+e2e-storage k8s k8s.io/kubernetes@v$K8S_VERSION example.com/k8s-binaries/e2estorage $kver
 EOF
 }
 
@@ -72,14 +77,18 @@ EOF
 pins() { echo "k8s=$K8S_VERSION manila=$MANILA_CSI_VERSION provisioner=$PROVISIONER_VERSION resizer=$RESIZER_VERSION snapshotter=$SNAPSHOTTER_VERSION $(go env GOVERSION)"; }
 
 outdir() { if [ "$1" = k8s ]; then echo "$K8S_BIN"; else echo "$PROV_BIN"; fi; }
-fresh() { local d; d=$(outdir "$2"); [ -x "$d/$1" ] && [ "$(cat "$d/.$1.version" 2>/dev/null)" = "$(pins)" ]; }
+# stamp NAME: what a binary's stamp holds; the suite's own source is in this repository.
+stamp() { if [ "$1" = e2e-storage ]; then echo "$(pins) src=$(cat "$HACK"/e2e-storage/*.go | sha256sum | cut -c1-16)"; else pins; fi; }
+fresh() { local d; d=$(outdir "$2"); [ -x "$d/$1" ] && [ "$(cat "$d/.$1.version" 2>/dev/null)" = "$(stamp "$1")" ]; }
 
 # write_module: the scratch module requiring every binary's module, staging modules pinned to K8S_VERSION.
 write_module() {
   local staging minor=${K8S_VERSION#*.} gomod etcd
   minor=${minor%%.*}
-  rm -rf "$BUILD_DIR"; mkdir -p "$BUILD_DIR/cmd/etcd"
+  rm -rf "$BUILD_DIR"; mkdir -p "$BUILD_DIR/cmd/etcd" "$BUILD_DIR/e2estorage"
   cd "$BUILD_DIR"
+  # The suite's package, without its go.mod (which only keeps it out of the operator's module).
+  cp "$HACK"/e2e-storage/*.go e2estorage/
   # k8s.io/kubernetes's own go.mod replaces every staging module with ./staging/...: a module that
   # requires it must pin each to its published v0.Y.Z.
   gomod=$(go mod download -json "k8s.io/kubernetes@v$K8S_VERSION" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",*$/\1/p')
@@ -96,6 +105,7 @@ write_module() {
     printf ')\n\n'
     # tool lines keep each binary's package (and so its module) through `go mod tidy`.
     binaries | awk '$4 !~ /^example.com/ {print "tool " $4}'
+    # (the suite's package is in this module: tidy keeps what its test imports)
   } > go.mod
   cat > cmd/etcd/main.go <<'EOF'
 // Command etcd is upstream etcd (go.etcd.io/etcd/server/v3/etcdmain), built from the module proxy.
@@ -125,12 +135,14 @@ cmd_build() {
   K8S_BIN=${1:?usage: build K8S_BIN PROV_BIN [NAME...]}; PROV_BIN=${2:?usage: build K8S_BIN PROV_BIN [NAME...]}; shift 2
   mkdir -p "$K8S_BIN" "$PROV_BIN"; K8S_BIN=$(cd "$K8S_BIN" && pwd); PROV_BIN=$(cd "$PROV_BIN" && pwd)
   BUILD_DIR=${BUILD_DIR:-$(dirname "$(dirname "$K8S_BIN")")/k8s-build}
-  local want=("$@") todo=() pkgs=() ldf=() name out ver pkg x t tmp
+  local want=("$@") todo=() pkgs=() ldf=() tests=() name out ver pkg x t tmp
   [ ${#want[@]} -gt 0 ] || mapfile -t want < <(binaries | awk '{print $1}')
   for name in "${want[@]}"; do
     read -r _ out ver pkg x < <(binaries | awk -v n="$name" '$1 == n') || die "unknown binary $name"
     if fresh "$name" "$out"; then log "$name: already built ($(pins))"; continue; fi
-    todo+=("$name"); pkgs+=("${pkg/#example.com\/k8s-binaries/.}")
+    todo+=("$name")
+    if [ "$name" = e2e-storage ]; then tests+=("$x"); continue; fi
+    pkgs+=("${pkg/#example.com\/k8s-binaries/.}")
     # The last -ldflags matching a package wins: each binary's link gets its own version variables.
     ldf+=("-ldflags=${pkg/#example.com\/k8s-binaries/.}=-s -w $x")
   done
@@ -139,11 +151,17 @@ cmd_build() {
     t=$(now); write_module; log "module resolved and downloaded in $(since "$t")"
     t=$(now); tmp=$(mktemp -d "$BUILD_DIR/out.XXXX")
     log "building ${todo[*]} in one go build"
-    go build "${ldf[@]}" -o "$tmp/" "${pkgs[@]}" || die "go build of ${todo[*]} failed"
+    if [ ${#pkgs[@]} -gt 0 ]; then
+      go build "${ldf[@]}" -o "$tmp/" "${pkgs[@]}" || die "go build of ${todo[*]} failed"
+    fi
+    # A test binary is its own `go test -c`; it shares the build cache with the binaries above.
+    if [ ${#tests[@]} -gt 0 ]; then
+      go test -c -ldflags="-s -w ${tests[0]}" -o "$tmp/e2e-storage" ./e2estorage || die "go test -c of the storage suite failed"
+    fi
     log "built ${todo[*]} in $(since "$t")"
     for name in "${todo[@]}"; do
       out=$(outdir "$(binaries | awk -v n="$name" '$1 == n {print $2}')")
-      mv "$tmp/$name" "$out/$name"; pins > "$out/.$name.version"
+      mv "$tmp/$name" "$out/$name"; stamp "$name" > "$out/.$name.version"
     done
     rm -rf "$tmp"
   fi

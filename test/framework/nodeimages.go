@@ -28,13 +28,38 @@ const (
 	BusyboxImage = "registry.k8s.io/e2e-test-images/busybox:1.37.0-1"
 )
 
-// busyboxFiles is Debian's static busybox with the applets the tests' pods use.
-func busyboxFiles() []imageFile {
-	files := []imageFile{{Dest: "bin/busybox", Src: "/bin/busybox"}}
-	for _, applet := range []string{"sh", "cat", "echo", "sleep", "ls", "mkdir", "rm", "test", "[", "stat", "mount", "umount", "grep", "dirname"} {
-		files = append(files, imageFile{Dest: "bin/" + applet, Link: "busybox"})
+// AgnhostImage is Kubernetes' multi-purpose test image, which the storage suite's specs run (a
+// subpath's mount tester, a privileged pod to look at the node).
+const AgnhostImage = "registry.k8s.io/e2e-test-images/agnhost:2.63.0"
+
+// agnhostImage is agnhost built here (test/images/agnhost of the same Kubernetes), at /agnhost as in
+// its own image, whose entrypoint it is.
+func agnhostImage() NodeImage {
+	return NodeImage{Binary: AgnhostBinary(), With: []imageFile{{Dest: "agnhost", Link: "bin/agnhost"}}}
+}
+
+// SuiteShellImages are the images the external storage suite's specs run only a shell in (an exec
+// test's script, a multi-volume spec's writer): made, like BusyboxImage, of Debian's static busybox
+// under their cluster names.
+var SuiteShellImages = []string{
+	"registry.k8s.io/e2e-test-images/nginx:1.15-4",
+	"registry.k8s.io/e2e-test-images/glibc-dns-testing:2.0.0",
+}
+
+// busyboxFiles is Debian's static busybox with every applet it has (the storage suite's scripts use
+// dd, sha256sum, chmod and more), as busybox's own image has them.
+func busyboxFiles() ([]imageFile, error) {
+	out, err := exec.Command("/bin/busybox", "--list").Output()
+	if err != nil {
+		return nil, fmt.Errorf("listing busybox's applets: %w", err)
 	}
-	return files
+	files := []imageFile{{Dest: "bin/busybox", Src: "/bin/busybox"}}
+	for _, applet := range strings.Fields(string(out)) {
+		if applet != "busybox" {
+			files = append(files, imageFile{Dest: "bin/" + applet, Link: "busybox"})
+		}
+	}
+	return files, nil
 }
 
 // NodeImage is an image a real node runs: Binary as its entrypoint (/bin/<its name>) and With, more
@@ -86,7 +111,11 @@ func utilLinuxMount() []imageFile {
 func (img NodeImage) files() ([]string, []imageFile, error) {
 	dest := "bin/" + filepath.Base(img.Binary)
 	own := append([]imageFile{{Dest: dest, Src: img.Binary}}, img.With...)
-	files := append(busyboxFiles(), own...)
+	files, err := busyboxFiles()
+	if err != nil {
+		return nil, nil, err
+	}
+	files = append(files, own...)
 	for _, f := range own {
 		libs, err := linkedLibraries(f.Src)
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/big"
 	"net"
 	"net/url"
@@ -57,13 +58,17 @@ type RealNode struct {
 // KubeletBinary is the kubelet `make test-deps` builds beside kube-apiserver.
 func KubeletBinary() string { return filepath.Join(ControlPlaneBinDir(), "kubelet") }
 
-// StartRealNode starts a real node named by address on cp, with the pause and busybox images and
-// images, each made under its name (NodeImage); the test's cleanup stops it. It returns once the
+// AgnhostBinary is Kubernetes' test image binary (hack/k8s-binaries.sh).
+func AgnhostBinary() string { return filepath.Join(ControlPlaneBinDir(), "agnhost") }
+
+// StartRealNode starts a real node named by address on cp, with the pause, busybox and agnhost images
+// (and the storage suite's shell images) and images, each made under its name (NodeImage); the test's
+// cleanup stops it. It returns once the
 // kubelet runs (the node's registration and readiness are the test's to wait for).
 func (cp *ControlPlane) StartRealNode(t testing.TB, address string, images map[string]NodeImage) *RealNode {
 	t.Helper()
 	pause := filepath.Join(ProvisioningBinDir(), "pause")
-	if err := requireFiles("real node", KubeletBinary(), pause, "/usr/bin/containerd", "/usr/sbin/runc", "/bin/busybox", "/usr/lib/cni/loopback"); err != nil {
+	if err := requireFiles("real node", KubeletBinary(), AgnhostBinary(), pause, "/usr/bin/containerd", "/usr/sbin/runc", "/bin/busybox", "/usr/lib/cni/loopback"); err != nil {
 		t.Fatal(err)
 	}
 	dir, err := os.MkdirTemp("", "manila-node-")
@@ -83,18 +88,20 @@ func (cp *ControlPlane) StartRealNode(t testing.TB, address string, images map[s
 	if err := n.writeConfig(cp); err != nil {
 		t.Fatal(err)
 	}
-	for _, img := range []struct {
-		file, name string
-		entry      []string
-		files      []imageFile
-	}{
-		{"pause.tar", PauseImage, []string{"/pause"}, []imageFile{{Dest: "pause", Src: pause}}},
-		{"busybox.tar", BusyboxImage, nil, busyboxFiles()},
-	} {
-		if err := writeImageArchive(filepath.Join(dir, "images", img.file), img.name, img.entry, img.files); err != nil {
+	busybox, err := busyboxFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range append([]string{BusyboxImage}, SuiteShellImages...) {
+		if err := writeImageArchive(filepath.Join(dir, "images", fmt.Sprintf("shell-%d.tar", i)), name, nil, busybox); err != nil {
 			t.Fatal(err)
 		}
 	}
+	if err := writeImageArchive(filepath.Join(dir, "images", "pause.tar"), PauseImage, []string{"/pause"}, []imageFile{{Dest: "pause", Src: pause}}); err != nil {
+		t.Fatal(err)
+	}
+	images = maps.Clone(images)
+	images[AgnhostImage] = agnhostImage()
 	i := 0
 	for name, img := range images {
 		entry, files, err := img.files()

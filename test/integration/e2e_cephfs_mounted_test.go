@@ -133,14 +133,18 @@ func TestE2ECephFSMounted(t *testing.T) {
 		}
 		images := framework.OperandNodeImages()
 		images[goodCephCSI] = framework.CephCSINodeImage()
+		const node = "127.0.0.5"
 		realNodeClaim{
-			Node: "127.0.0.5", Images: images,
+			Node: node, Images: images,
 			Relay:      append([]int{w.OpenStack.KeystonePort, w.OpenStack.ManilaPort}, cephPorts...),
 			DaemonSets: []string{framework.NodeDaemonSet, framework.NFSNodeDaemonSet, framework.CephFSNodeDaemonSet, framework.CephCSINodeDaemonSet},
 			Drivers:    []string{names.CSIDriverName, cephfs.DriverName}, StandIns: []string{"e2e-worker-a", "e2e-worker-b"},
 			Claim: claim, PV: pv, Other: targetA, MountType: "fuse.ceph-fuse",
 			InCeph: func(name string) (string, error) { return ceph.ReadFile(filepath.Join(rootPath, name)) },
 		}.mountInAPod(t, w)
+		t.Run("TheUpstreamStorageSuite", func(t *testing.T) {
+			upstreamSuite{Manifest: "manila-cephfs.yaml", Focus: cephFSSuiteFocus, Node: node}.run(t, w)
+		})
 	})
 
 	t.Run("SnapshotAndRestoreCarryTheData", func(t *testing.T) {

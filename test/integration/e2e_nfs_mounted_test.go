@@ -129,14 +129,18 @@ func TestE2ENFSMounted(t *testing.T) {
 	})
 
 	t.Run("APodOnARealNodeMountsIt", func(t *testing.T) {
+		const node = "127.0.0.4"
 		realNodeClaim{
-			Node: "127.0.0.4", Images: framework.OperandNodeImages(),
+			Node: node, Images: framework.OperandNodeImages(),
 			Relay:      []int{w.OpenStack.KeystonePort, w.OpenStack.ManilaPort, ganesha.NFSPort, ganesha.MountPort},
 			DaemonSets: []string{framework.NodeDaemonSet, framework.NFSNodeDaemonSet},
 			Drivers:    []string{names.CSIDriverName}, StandIns: []string{"e2e-nfs-a", "e2e-nfs-b"},
 			Claim: claim, PV: pv, Other: targetA, MountType: "fuse.fuse-nfs",
 			InCeph: func(name string) (string, error) { return ceph.ReadFile(filepath.Join(exportPath, name)) },
 		}.mountInAPod(t, w)
+		t.Run("TheUpstreamStorageSuite", func(t *testing.T) {
+			upstreamSuite{Manifest: "manila-nfs.yaml", Focus: nfsSuiteFocus, Node: node}.run(t, w)
+		})
 	})
 
 	t.Run("SnapshotAndRestoreCarryTheData", func(t *testing.T) {
