@@ -117,6 +117,9 @@ func (img NodeImage) files() ([]string, []imageFile, error) {
 	}
 	files = append(files, own...)
 	for _, f := range own {
+		if f.Src == "" {
+			continue // a symlink
+		}
 		libs, err := linkedLibraries(f.Src)
 		if err != nil {
 			return nil, nil, err
