@@ -101,6 +101,9 @@ func (cp *ControlPlane) StartRealNode(t testing.TB, address string, images map[s
 		t.Fatal(err)
 	}
 	images = maps.Clone(images)
+	if images == nil {
+		images = map[string]NodeImage{}
+	}
 	images[AgnhostImage] = agnhostImage()
 	i := 0
 	for name, img := range images {
