@@ -63,8 +63,8 @@ func AgnhostBinary() string { return filepath.Join(ControlPlaneBinDir(), "agnhos
 
 // StartRealNode starts a real node named by address on cp, with the pause, busybox and agnhost images
 // (and the storage suite's shell images) and images, each made under its name (NodeImage); the test's
-// cleanup stops it. It returns once the
-// kubelet runs (the node's registration and readiness are the test's to wait for).
+// cleanup stops it. It returns once the kubelet runs (the node's registration and readiness are the
+// test's to wait for).
 func (cp *ControlPlane) StartRealNode(t testing.TB, address string, images map[string]NodeImage) *RealNode {
 	t.Helper()
 	pause := filepath.Join(ProvisioningBinDir(), "pause")

@@ -54,13 +54,16 @@ func (r realNodeClaim) mountInAPod(t *testing.T, w *framework.World) {
 	ctx := context.Background()
 	t.Cleanup(func() { forgetRealNode(t, r.Node) }) // after the node and the controllers stop
 	t.Cleanup(func() { forgetPodsOnNodes(t, names.OperandNamespace, r.StandIns...) })
-	w.StartKubeControllers(t, "daemonset-controller")
+	// The node lifecycle controller takes the kubelet's not-ready taint off the node once it is
+	// Ready, as on a cluster: a pod that does not tolerate it (the upstream suite's) is then placed.
+	w.StartKubeControllers(t, "daemonset-controller", "node-lifecycle-controller")
 	w.StartScheduler(t)
 	node := w.StartRealNode(t, r.Node, r.Images)
 	for _, port := range r.Relay {
 		node.Relay(t, port)
 	}
 	waitForDriversRegistered(t, node, r.Drivers...)
+	waitForNoTaint(t, w, r.Node, "node.kubernetes.io/not-ready")
 	waitForPodsReady(t, w, r.Node, r.DaemonSets...)
 
 	fromStandIn := fmt.Sprintf("written through %s at %s\n", r.Other, time.Now().UTC().Format(time.RFC3339Nano))

@@ -19,10 +19,11 @@ import (
 // list `make test` runs.
 const storageSuiteAllEnv = "TEST_E2E_STORAGE_ALL"
 
-// upstreamSuite is Kubernetes' external storage suite run on the real node for one of the operator's
-// drivers: the suite's pods go only to the real node (every other Node is cordoned while it runs), the
-// kubelet mounts the claims the suite makes on the operator's class through the operator's node
-// plugins. The namespace and garbage collector controllers run for its namespaces.
+// upstreamSuite is Kubernetes' external storage suite run on the real node (of realNodeClaim, whose
+// node lifecycle controller has taken the not-ready taint off) for one of the operator's drivers: the
+// suite's pods go only to the real node (every other Node is cordoned while it runs), the kubelet
+// mounts the claims the suite makes on the operator's class through the operator's node plugins. The
+// namespace and garbage collector controllers run for its namespaces.
 type upstreamSuite struct {
 	Manifest string   // in test/e2e-storage
 	Focus    []string // the specs `make test` runs
@@ -30,11 +31,8 @@ type upstreamSuite struct {
 }
 
 func (u upstreamSuite) run(t *testing.T, w *framework.World) {
-	// The node lifecycle controller takes the kubelet's not-ready taint off the Ready node, as on a
-	// cluster (the suite's pods, unlike the DaemonSets', do not tolerate it).
-	w.StartKubeControllers(t, "namespace-controller", "garbage-collector-controller", "node-lifecycle-controller")
+	w.StartKubeControllers(t, "namespace-controller", "garbage-collector-controller")
 	cordonAllBut(t, w, u.Node)
-	waitForNoTaint(t, w, u.Node, "node.kubernetes.io/not-ready")
 	s := framework.StorageSuite{Manifest: u.Manifest, Focus: u.Focus, Timeout: 20 * time.Minute}
 	all := os.Getenv(storageSuiteAllEnv) != ""
 	if all {
@@ -100,8 +98,8 @@ func setUnschedulable(t *testing.T, w *framework.World, node string, unschedulab
 // shared file system: provisioning with data that outlives its pod and exec of a file on it, RWX from
 // two pods at once, a subpath, online expansion, a restore from a snapshot, and a volume the pod does
 // not mount left unmounted on the node (volume mode: the spec for a refused block mode needs raw
-// block, which neither driver has, and skips). The two drivers share manila-csi-plugin's controller half, so each takes half the
-// list; their node halves differ (fuse-nfs through csi-driver-nfs, ceph-fuse through ceph-csi), and
+// block, which neither driver has, and skips). The two drivers share manila-csi-plugin's controller
+// half, so each takes half the list; their node halves differ (fuse-nfs through csi-driver-nfs, ceph-fuse through ceph-csi), and
 // each list mounts through its own. make test-e2e-storage runs the rest.
 var (
 	nfsSuiteFocus = []string{
