@@ -4,7 +4,7 @@
 # ClusterCSIDriver and the namespaces, so they run one after another; the shards are balanced by each test's time in
 # hack/integration-durations.txt (longest first, each to the shard with the least time so far). A
 # shard that fails prints its failed tests' process logs, then its whole output; one that passes prints each test's time, slowest first
-# (to refresh that file with). The run fails if any shard fails or any test skips (a skipped test
+# (to refresh that file with), and where each slow test's time went (hack/shard-report.awk). The run fails if any shard fails or any test skips (a skipped test
 # proves nothing). The test binary is built once and run by every shard: six `go test` runs would each
 # link it, side by side, on a 2-core machine; so is the operator binary the tests run (the first shard
 # to need it builds it, TEST_OPERATOR_BINARY). INTEGRATION_FLAGS are build flags for the test binary.
@@ -31,6 +31,11 @@ printf '%s\n' "${tests[@]}" | awk -v shards="$SHARDS" '
     for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (t[order[j]] > t[order[i]]) { x = order[i]; order[i] = order[j]; order[j] = x }
     for (i = 1; i <= n; i++) { best = 0; for (s = 1; s < shards; s++) if (load[s] < load[best]) best = s; load[best] += t[order[i]]; print best, order[i] }
   }' hack/integration-durations.txt - > "$out/plan"
+# stamp BEGAN: each line of stdin prefixed with the seconds since the epoch second BEGAN.
+stamp() {
+  local line
+  while IFS= read -r line; do printf '%5d %s\n' $((EPOCHSECONDS - $1)) "$line"; done
+}
 pids=()
 for ((s = 0; s < SHARDS; s++)); do
   mapfile -t names < <(awk -v s="$s" '$1 == s { print $2 }' "$out/plan")
@@ -43,19 +48,20 @@ for ((s = 0; s < SHARDS; s++)); do
   # `|| rc=$?`: under set -e a failing test binary would end the subshell before it wrote its time.
   # TEST_ARTIFACTS_DIR: a failed test's process logs go there (test/framework/failurelogs.go), printed
   # below before the shard's output, so each failed test's errors stay next to its "--- FAIL" line.
-  (began=$(date +%s); rc=0; cd "$PKG" && TEST_SHARD="$s/$SHARDS" TEST_ARTIFACTS_DIR="$out/artifacts-$s" TEST_OPERATOR_BINARY="$out/manila-csi-driver-operator" "$bin" -test.v -test.count=1 -test.timeout=40m -test.run "$regex" || rc=$?
-   echo $(( $(date +%s) - began )) > "$out/shard-$s.secs"; exit $rc) > "$out/shard-$s.log" 2>&1 &
+  # Each line of its output is prefixed with the seconds since the shard began (stamp), which the
+  # report of a passing shard reads to say where a slow test's time went.
+  (began=$EPOCHSECONDS; rc=0; cd "$PKG" && TEST_SHARD="$s/$SHARDS" TEST_ARTIFACTS_DIR="$out/artifacts-$s" TEST_OPERATOR_BINARY="$out/manila-csi-driver-operator" "$bin" -test.v -test.count=1 -test.timeout=40m -test.run "$regex" 2>&1 | stamp "$began" || rc=$?
+   echo $(( EPOCHSECONDS - began )) > "$out/shard-$s.secs"; exit $rc) > "$out/shard-$s.log" 2>&1 &
   pids+=("$!:$s")
 done
 rc=0
 for entry in "${pids[@]}"; do
   pid=${entry%%:*} s=${entry##*:}
   if wait "$pid"; then status=ok; else status=FAILED; rc=1; fi
-  if grep -qE '^ *--- SKIP' "$out/shard-$s.log"; then status="FAILED (a test skipped)"; rc=1; fi
+  if grep -qE '^ *[0-9]+ +--- SKIP' "$out/shard-$s.log"; then status="FAILED (a test skipped)"; rc=1; fi
   echo "== integration shard $((s + 1))/$SHARDS $status in $(cat "$out/shard-$s.secs" 2>/dev/null || echo '?') s"
   if [ "$status" = ok ]; then
-    grep -E '^--- PASS' "$out/shard-$s.log" | sed -E 's/^--- PASS: ([^ ]+) \(([0-9.]+)s\)$/\2 \1/' | sort -rn |
-      awk '{printf "  %7.1fs %s\n", $1, $2}'
+    awk -v slow=120 -v quiet=30 -f hack/shard-report.awk "$out/shard-$s.log"
     tail -1 "$out/shard-$s.log"
   else
     # The processes' logs first (the last 200 lines of each), then the shard's output.

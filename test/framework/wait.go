@@ -19,10 +19,16 @@ import (
 // DefaultTimeout bounds every wait in the integration tests.
 const DefaultTimeout = 60 * time.Second
 
+// SlowWait is how long a wait of Eventually must take to be logged (as "waited 42s for ..."): the
+// integration run prints these lines of its passing shards, so a run shows where a slow test's time
+// went without a failure to point at it.
+const SlowWait = 20 * time.Second
+
 // Eventually polls check (see poll: quick at first, then every second) until it returns nil or the
 // timeout passes; then the test fails with the last error check returned.
 func Eventually(t testing.TB, timeout time.Duration, what string, check func(ctx context.Context) error) {
 	t.Helper()
+	began := time.Now()
 	var last error
 	err := poll(timeout, func(ctx context.Context) (bool, error) {
 		err := check(ctx)
@@ -34,6 +40,9 @@ func Eventually(t testing.TB, timeout time.Duration, what string, check func(ctx
 	})
 	if err != nil {
 		t.Fatalf("waiting %s for %s: %v", timeout, what, last)
+	}
+	if took := time.Since(began); took >= SlowWait {
+		t.Logf("waited %.0fs for %s", took.Seconds(), what)
 	}
 }
 
