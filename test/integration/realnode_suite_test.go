@@ -23,7 +23,8 @@ const storageSuiteAllEnv = "TEST_E2E_STORAGE_ALL"
 // node lifecycle controller has taken the not-ready taint off) for one of the operator's drivers: the
 // suite's pods go only to the real node (every other Node is cordoned while it runs), the kubelet
 // mounts the claims the suite makes on the operator's class through the operator's node plugins. The
-// namespace and garbage collector controllers run for its namespaces.
+// namespace and garbage collector controllers run for its namespaces, and the ephemeral volume
+// controller makes the claims of its pods' generic ephemeral volumes, as on a cluster.
 type upstreamSuite struct {
 	Manifest string   // in test/e2e-storage
 	Focus    []string // the specs `make test` runs
@@ -31,7 +32,7 @@ type upstreamSuite struct {
 }
 
 func (u upstreamSuite) run(t *testing.T, w *framework.World) {
-	w.StartKubeControllers(t, "namespace-controller", "garbage-collector-controller")
+	w.StartKubeControllers(t, "namespace-controller", "garbage-collector-controller", "ephemeral-volume-controller")
 	cordonAllBut(t, w, u.Node)
 	s := framework.StorageSuite{Manifest: u.Manifest, Focus: u.Focus, Timeout: 20 * time.Minute}
 	all := os.Getenv(storageSuiteAllEnv) != ""
