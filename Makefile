@@ -93,13 +93,11 @@ unit-and-fuzz:
 		echo "== unit tests and fuzzing $$([ $$rc -eq 0 ] && echo ok || echo FAILED) in $$(( $$(date +%s) - start )) s"; exit $$rc
 
 # The whole external storage suite (make test runs a focused list of it): the two mounted tests with
-# TEST_E2E_STORAGE_ALL set run every spec of their driver but the disruptive ones; their output goes to
-# _output/e2e-storage.log, each driver's table is printed at the end.
+# TEST_E2E_STORAGE_ALL set, side by side, run every spec of their driver but the disruptive ones; their
+# output goes to _output/e2e-storage-TEST.log, each driver's table is printed at the end
+# (hack/test-e2e-storage.sh).
 test-e2e-storage: test-deps
-	@mkdir -p $(OUTPUT); rc=0; $(TEST_ENV) TEST_E2E_STORAGE_ALL=1 $(GO) test -count=1 -timeout 6h -v \
-		-run '^(TestE2ENFSMounted|TestE2ECephFSMounted)$$' ./test/integration/ >$(OUTPUT)/e2e-storage.log 2>&1 || rc=$$?; \
-		sed -n '/the external storage suite for/,/ passed, .* skipped, .* failed$$/p' $(OUTPUT)/e2e-storage.log; \
-		tail -3 $(OUTPUT)/e2e-storage.log; exit $$rc
+	$(TEST_ENV) GO=$(GO) bash hack/test-e2e-storage.sh
 
 N ?= 10
 soak-swap: test-deps
