@@ -1,8 +1,11 @@
 package framework
 
 import (
+	"cmp"
 	"encoding/xml"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -97,6 +100,7 @@ func SpecTable(specs []SpecResult) string {
 	})
 	var b strings.Builder
 	count := map[string]int{}
+	skipped := map[string]int{} // by reason
 	for _, s := range sorted {
 		count[s.State]++
 		fmt.Fprintf(&b, "%-7s %6.1fs  %s\n", s.State, s.Seconds, s.Name)
@@ -106,6 +110,18 @@ func SpecTable(specs []SpecResult) string {
 				msg = msg[:300] + "..."
 			}
 			fmt.Fprintf(&b, "                 %s\n", msg)
+			if s.State == "skipped" {
+				skipped[msg]++
+			}
+		}
+	}
+	if len(skipped) > 0 {
+		reasons := slices.SortedFunc(maps.Keys(skipped), func(x, y string) int {
+			return cmp.Or(cmp.Compare(skipped[y], skipped[x]), cmp.Compare(x, y))
+		})
+		b.WriteString("skipped, by reason:\n")
+		for _, r := range reasons {
+			fmt.Fprintf(&b, "%7d  %s\n", skipped[r], r)
 		}
 	}
 	fmt.Fprintf(&b, "%d passed, %d skipped, %d failed\n", count["passed"], count["skipped"], count["failed"])

@@ -59,9 +59,17 @@ func TestSpecTable(t *testing.T) {
 		{Name: "b passes", State: "passed", Seconds: 1},
 		{Name: "a skips", State: "skipped", Message: "only one\n node"},
 		{Name: "c fails", State: "failed", Message: "boom"},
+		{Name: "d skips", State: "skipped", Message: "no block"},
+		{Name: "e skips", State: "skipped", Message: "only one node"},
 	})
 	lines := strings.Split(strings.TrimSpace(table), "\n")
-	want := []string{"failed     0.0s  c fails", "                 boom", "skipped    0.0s  a skips", "                 only one node", "passed     1.0s  b passes", "1 passed, 1 skipped, 1 failed"}
+	want := []string{"failed     0.0s  c fails", "                 boom",
+		"skipped    0.0s  a skips", "                 only one node",
+		"skipped    0.0s  d skips", "                 no block",
+		"skipped    0.0s  e skips", "                 only one node",
+		"passed     1.0s  b passes",
+		"skipped, by reason:", "      2  only one node", "      1  no block",
+		"1 passed, 3 skipped, 1 failed"}
 	if !reflect.DeepEqual(lines, want) {
 		t.Fatalf("table:\n%s\nwant:\n%s", table, strings.Join(want, "\n"))
 	}
