@@ -30,7 +30,8 @@ type Adoption struct {
 
 // Adoptions decides which classes the operator takes over: a class is OpenShift's own Manila
 // operator's when its provisioner is the driver, it has no owner label, its `type` parameter names a
-// listed share type, and every secret parameter points at the driver secret. A share type gets at most
+// listed share type, and every secret parameter points at the driver secret (a copy of one of the
+// operator's own classes, which carries its label, is an admin's and never adopted). A share type gets at most
 // one class: one the operator owns already wins, then the predecessor's name for it, then the first
 // by name. Only NFS classes are adopted: the CephFS instance is this operator's own, so no
 // predecessor left classes of it. Only classes whose provisioner is the driver (or whose name has the operator's prefix) are
@@ -42,14 +43,19 @@ func Adoptions(all []*storagev1.StorageClass, types []manilatypes.ShareType, own
 		byName[st.Name] = st
 	}
 	served := map[string]string{} // share-type ID -> NFS class
-	for class, o := range owned {
-		if !o.PerZone && o.protocol() == ProtocolNFS {
+	for _, class := range slices.SortedFunc(maps.Keys(owned), operatorsNamesFirst(NamePrefix)) {
+		if o := owned[class]; !o.PerZone && o.protocol() == ProtocolNFS && served[o.ID] == "" {
 			served[o.ID] = class
 		}
 	}
 	candidates := map[string][]*storagev1.StorageClass{}
 	for _, sc := range all {
 		if Owned(sc) || (sc.Provisioner != names.CSIDriverName && !strings.HasPrefix(sc.Name, NamePrefix)) {
+			continue
+		}
+		if sc.Labels[OwnerLabel] == OwnerLabelValue {
+			a.Refused[sc.Name] = fmt.Sprintf("StorageClass %s is a copy of the operator's StorageClass %s (annotation %s): an admin's class, never adopted",
+				sc.Name, sc.Annotations[ClassNameAnnotation], ClassNameAnnotation)
 			continue
 		}
 		st, why := adoptable(sc, byName)

@@ -49,6 +49,11 @@ func TestAdoptions(t *testing.T) {
 	secondBronze := predecessorClass("bronze", false)
 	secondBronze.Name = "csi-manila-bronze-2"
 	unrelated := &storagev1.StorageClass{ObjectMeta: objectMeta("standard"), Provisioner: "kubernetes.io/cinder"}
+	// A copy of the operator's own class (label and annotations along), its type's class gone.
+	copyOfOwn := predecessorClass("bronze", true)
+	copyOfOwn.Name = "bronze-copy"
+	copyOfOwn.Labels = map[string]string{OwnerLabel: OwnerLabelValue}
+	copyOfOwn.Annotations = map[string]string{ClassNameAnnotation: "csi-manila-bronze", ShareTypeIDAnnotation: "3"}
 
 	tests := []struct {
 		name        string
@@ -69,6 +74,8 @@ func TestAdoptions(t *testing.T) {
 		{name: "a share type the operator serves already", all: []*storagev1.StorageClass{ownedBronze, secondBronze},
 			owned: map[string]Owner{"csi-manila-bronze": {ID: "3", Name: "bronze"}}, wantRefused: map[string]string{"csi-manila-bronze-2": "already has the operator's"}},
 		{name: "other drivers' classes are not reported", all: []*storagev1.StorageClass{unrelated}},
+		{name: "a copy of the operator's class is never adopted", all: []*storagev1.StorageClass{copyOfOwn},
+			wantRefused: map[string]string{"bronze-copy": "a copy of the operator's StorageClass csi-manila-bronze"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

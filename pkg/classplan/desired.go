@@ -2,6 +2,8 @@ package classplan
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,10 +18,12 @@ import (
 
 // Labels and annotations that mark and describe the classes the operator owns.
 const (
-	OwnerLabel               = names.OwnerLabel
-	OwnerLabelValue          = names.OwnerLabelValue
-	ShareTypeNameAnnotation  = "manila.csi.openstack.org/share-type-name"
-	ShareTypeIDAnnotation    = "manila.csi.openstack.org/share-type-id"
+	OwnerLabel              = names.OwnerLabel
+	OwnerLabelValue         = names.OwnerLabelValue
+	ShareTypeNameAnnotation = "manila.csi.openstack.org/share-type-name"
+	ShareTypeIDAnnotation   = "manila.csi.openstack.org/share-type-id"
+	// ClassNameAnnotation is the name the operator gave the class (see Owned).
+	ClassNameAnnotation      = "manila.csi.openstack.org/class-name"
 	StaleAnnotation          = "manila.csi.openstack.org/share-type-absent-since"
 	DefaultClassAnnotation   = "storageclass.kubernetes.io/is-default-class"
 	driverSecretName         = "csi-manila-secrets"
@@ -149,11 +153,12 @@ func named(p Protocol, served []manilatypes.ShareType, settings operatorconfig.S
 	}
 	byID := map[string]string{}
 	ownerNames := map[string]string{}
-	for class, o := range owned {
+	for _, class := range slices.SortedFunc(maps.Keys(owned), operatorsNamesFirst(prefix)) {
+		o := owned[class]
 		if o.protocol() != p {
 			continue
 		}
-		if o.ID != "" && !o.PerZone {
+		if _, claimed := byID[o.ID]; o.ID != "" && !o.PerZone && !claimed {
 			byID[o.ID] = class
 		}
 		ownerNames[class] = o.Name
@@ -180,6 +185,22 @@ func named(p Protocol, served []manilatypes.ShareType, settings operatorconfig.S
 		wanted = append(wanted, Wanted{ShareType: st, Class: classFor(st, name, settings, p, isDefault)})
 	}
 	return wanted, skipped
+}
+
+// operatorsNamesFirst orders class names with the operator's prefix first, then by name. Two owned
+// classes claim one share type only when one is a copy made before ClassNameAnnotation existed: the
+// one named as the operator names its classes stands for the type, else the first by name.
+func operatorsNamesFirst(prefix string) func(a, b string) int {
+	return func(a, b string) int {
+		pa, pb := strings.HasPrefix(a, prefix), strings.HasPrefix(b, prefix)
+		if pa != pb {
+			if pa {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	}
 }
 
 func isTrue(v string) bool { return strings.EqualFold(strings.TrimSpace(v), "true") }
@@ -243,6 +264,7 @@ func classFor(st manilatypes.ShareType, name string, settings operatorconfig.Sto
 	if isDefault {
 		annotations[DefaultClassAnnotation] = "true" // settled by ApplyDefault
 	}
+	annotations[ClassNameAnnotation] = name
 	return &storagev1.StorageClass{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        name,
@@ -258,5 +280,16 @@ func classFor(st manilatypes.ShareType, name string, settings operatorconfig.Sto
 	}
 }
 
-// Owned reports whether the operator owns the class.
-func Owned(sc *storagev1.StorageClass) bool { return sc.Labels[OwnerLabel] == OwnerLabelValue }
+// Owned reports whether the operator owns the class: it has the owner label and, when it names one,
+// ClassNameAnnotation names the class itself. A copy of one of the operator's classes under another
+// name (`kubectl get -o yaml`, renamed, or the storage suite's copy of a class it tests) carries the
+// label and annotations along but is not the operator's: it is an admin's class like any other. A
+// class written before the annotation existed is owned by its label alone until the next plan's
+// update adds the annotation.
+func Owned(sc *storagev1.StorageClass) bool {
+	if sc.Labels[OwnerLabel] != OwnerLabelValue {
+		return false
+	}
+	given, ok := sc.Annotations[ClassNameAnnotation]
+	return !ok || given == sc.Name
+}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	storagev1 "k8s.io/api/storage/v1"
+
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/operatorconfig"
 )
@@ -114,6 +116,14 @@ func TestDesiredKeepsClassesWithTheirShareType(t *testing.T) {
 			types: []manilatypes.ShareType{{ID: "3", Name: "admin-made"}},
 			owned: map[string]Owner{"csi-manila-admin-made": {}},
 			want:  map[string]string{"admin-made": hashedName(NamePrefix, "admin-made")}},
+		{name: "copies made before the class-name annotation never take a type's class",
+			types: []manilatypes.ShareType{{ID: "1", Name: "gold"}},
+			owned: map[string]Owner{"a-copy": {ID: "1", Name: "gold"}, "csi-manila-gold": {ID: "1", Name: "gold"}, "zz-copy": {ID: "1", Name: "gold"}},
+			want:  map[string]string{"gold": "csi-manila-gold"}},
+		{name: "of two such copies of a renamed type's class, the first by name",
+			types: []manilatypes.ShareType{{ID: "1", Name: "platinum"}},
+			owned: map[string]Owner{"b-copy": {ID: "1", Name: "gold"}, "a-copy": {ID: "1", Name: "gold"}},
+			want:  map[string]string{"platinum": "a-copy"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			wanted, skipped := Desired(tc.types, operatorconfig.StorageClasses{}, tc.owned)
@@ -126,11 +136,33 @@ func TestDesiredKeepsClassesWithTheirShareType(t *testing.T) {
 				if w.Class.Parameters["type"] != w.ShareType.Name || w.Class.Annotations[ShareTypeIDAnnotation] != w.ShareType.ID {
 					t.Errorf("class %s: type=%s id=%s", w.Class.Name, w.Class.Parameters["type"], w.Class.Annotations[ShareTypeIDAnnotation])
 				}
+				if given := w.Class.Annotations[ClassNameAnnotation]; given != w.Class.Name {
+					t.Errorf("class %s: %s=%q; want its own name", w.Class.Name, ClassNameAnnotation, given)
+				}
 			}
 			for st, class := range tc.want {
 				if got[st] != class {
 					t.Errorf("%s -> %s, want %s", st, got[st], class)
 				}
+			}
+		})
+	}
+}
+
+func TestOwned(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		class *storagev1.StorageClass
+		want  bool
+	}{
+		{name: "no owner label", class: class("csi-manila-gold", false, map[string]string{ClassNameAnnotation: "csi-manila-gold"})},
+		{name: "the operator's", class: class("csi-manila-gold", true, map[string]string{ClassNameAnnotation: "csi-manila-gold"}), want: true},
+		{name: "written before the class-name annotation", class: class("csi-manila-gold", true, nil), want: true},
+		{name: "a copy under another name", class: class("gold-copy", true, map[string]string{ClassNameAnnotation: "csi-manila-gold"})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Owned(tc.class); got != tc.want {
+				t.Errorf("Owned = %v; want %v", got, tc.want)
 			}
 		})
 	}

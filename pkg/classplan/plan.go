@@ -208,7 +208,7 @@ func recreated(have, want *storagev1.StorageClass) *storagev1.StorageClass {
 func released(sc *storagev1.StorageClass) *storagev1.StorageClass {
 	out := sc.DeepCopy()
 	delete(out.Labels, OwnerLabel)
-	for _, k := range []string{ShareTypeNameAnnotation, ShareTypeIDAnnotation, StaleAnnotation, AdoptedAnnotation, DefaultManagedAnnotation} {
+	for _, k := range []string{ShareTypeNameAnnotation, ShareTypeIDAnnotation, ClassNameAnnotation, StaleAnnotation, AdoptedAnnotation, DefaultManagedAnnotation} {
 		delete(out.Annotations, k)
 	}
 	return out

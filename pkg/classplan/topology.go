@@ -85,6 +85,7 @@ func Zonal(wanted []Wanted, topo operatorconfig.Topology, manilaZones []string, 
 			taken[name] = true
 			class := w.Class.DeepCopy()
 			class.Name = name
+			class.Annotations[ClassNameAnnotation] = name
 			delete(class.Annotations, DefaultClassAnnotation) // the type's own class may be the default, never a zone's
 			class.Parameters[parameterAvailability] = z
 			class.Annotations[ZoneClassAnnotation] = z

@@ -145,15 +145,22 @@ func TestZonal(t *testing.T) {
 	}
 }
 
-// A per-zone class is never the default, the type's own class may be.
+// A per-zone class is never the default, the type's own class may be; each carries its own name as
+// the name the operator gave it (a per-zone class is made from the type's, so it is no copy).
 func TestZonalDefaultStaysOnTheTypeClass(t *testing.T) {
 	settings := operatorconfig.StorageClasses{DefaultShareType: "gold"}
 	wanted, _ := Desired([]manilatypes.ShareType{{ID: "1", Name: "gold"}}, settings, nil)
 	got, _ := Zonal(wanted, operatorconfig.Topology{Mode: operatorconfig.TopologyZonal, PerZoneClasses: true}, []string{"a", "b"}, nil)
+	if len(got) != 3 {
+		t.Fatalf("got %d classes; want the type's and two per-zone", len(got))
+	}
 	for _, w := range got {
 		_, isDefault := w.Class.Annotations[DefaultClassAnnotation]
 		if isDefault != (w.Class.Name == "csi-manila-gold") {
 			t.Errorf("%s: default-class annotation present %v", w.Class.Name, isDefault)
+		}
+		if given := w.Class.Annotations[ClassNameAnnotation]; given != w.Class.Name {
+			t.Errorf("%s: %s=%q; want its own name", w.Class.Name, ClassNameAnnotation, given)
 		}
 	}
 }

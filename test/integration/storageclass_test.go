@@ -128,6 +128,52 @@ func waitForEvent(t *testing.T, reason, contains string) {
 	})
 }
 
+// A copy of the operator's class under another name, with its labels and annotations (what
+// `kubectl get -o yaml` and a rename give, and what the upstream storage suite makes of the class it
+// tests), is the admin's: the operator never writes it (a sync after it appeared reverts an edit of
+// the operator's own class and leaves the copy's differing allowVolumeExpansion), the share type's
+// class stays the operator's, and Removed deletes only the operator's class.
+func TestACopyOfTheOperatorsClassIsTheAdmins(t *testing.T) {
+	ctx := context.Background()
+	startOperator(t, "", framework.ShareTypeSpec{Name: "gold"})
+	original := world.WaitForStorageClass(t, "csi-manila-gold", expansion(true))
+	copied := original.DeepCopy()
+	copied.ObjectMeta = metav1.ObjectMeta{Name: "gold-copy", Labels: original.Labels, Annotations: original.Annotations}
+	copied.AllowVolumeExpansion = new(bool)
+	made, err := world.Kube.StorageV1().StorageClasses().Create(ctx, copied, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = world.Kube.StorageV1().StorageClasses().Delete(ctx, made.Name, metav1.DeleteOptions{}) })
+	unwritten := func(ctx context.Context) error {
+		sc, err := world.Kube.StorageV1().StorageClasses().Get(ctx, made.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if sc.ResourceVersion != made.ResourceVersion {
+			return fmt.Errorf("the copy was written: %v", sc)
+		}
+		return nil
+	}
+
+	updateClass(t, "csi-manila-gold", func(sc *storagev1.StorageClass) { sc.AllowVolumeExpansion = new(bool) })
+	world.WaitForStorageClass(t, "csi-manila-gold", expansion(true))
+	if err := unwritten(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	setState(t, operatorv1.RemovedStorageClass)
+	world.WaitForNoStorageClass(t, "csi-manila-gold")
+	if err := unwritten(ctx); err != nil {
+		t.Fatal(err)
+	}
+	setState(t, operatorv1.ManagedStorageClass)
+	world.WaitForStorageClass(t, "csi-manila-gold", expansion(true))
+	if err := unwritten(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A share type that disappears leaves its class, marked and listed; with pruning configured the class
 // goes after that many successful listings.
 func TestStaleStorageClassMarkedThenPruned(t *testing.T) {

@@ -81,7 +81,9 @@ func ConditionTypes() []string {
 // the driver it does not adopt are named with the reason in StorageClassControllerNotAdopted.
 //
 // Policy: it writes nothing unless the ClusterCSIDriver is Managed. It never touches a class without
-// its owner label unless it adopts it. Every recreate carries the class's labels and annotations over.
+// its owner label unless it adopts it, nor a copy of one of its classes under another name (the
+// label, and a class-name annotation naming another class: classplan.Owned), which it never adopts.
+// Every recreate carries the class's labels and annotations over.
 // It deletes classes it created only when storageClassState is Removed (adopted ones are released:
 // its label and annotations removed), or when pruning is configured and the share type was absent
 // from that many successful listings in a row. A failed listing changes nothing. A class follows its share type
