@@ -5,7 +5,8 @@
 //
 // Unlike e2e.test, it runs no suite-wide setup (e2e.test's SynchronizedBeforeSuite waits for every
 // Node to be schedulable and every kube-system pod to run, and pre-pulls images): the storage specs
-// create and wait for what they use themselves.
+// create and wait for what they use themselves. Like e2e.test, it serves the specs the manifests
+// embedded in test/e2e/testing-manifests (a spec with a volume populator reads its CRD there).
 package e2estorage
 
 import (
@@ -18,7 +19,9 @@ import (
 
 	"k8s.io/kubernetes/test/e2e/framework"
 	"k8s.io/kubernetes/test/e2e/framework/config"
+	"k8s.io/kubernetes/test/e2e/framework/testfiles"
 	_ "k8s.io/kubernetes/test/e2e/storage/external" // -storage.testdriver: one ginkgo container per driver
+	e2etestingmanifests "k8s.io/kubernetes/test/e2e/testing-manifests"
 )
 
 func TestMain(m *testing.M) {
@@ -27,6 +30,7 @@ func TestMain(m *testing.M) {
 	framework.RegisterClusterFlags(flag.CommandLine)
 	flag.Parse()
 	framework.AfterReadingAllFlags(&framework.TestContext)
+	testfiles.AddFileSource(e2etestingmanifests.GetE2ETestingManifestsFS())
 	os.Exit(m.Run())
 }
 

@@ -31,6 +31,9 @@ func watchFault(t *testing.T) faultWatch {
 	t.Helper()
 	world.WaitForStorageClass(t, "csi-manila-gold", nil)
 	world.WaitForCondition(t, manila.ConditionDegraded, operatorv1.ConditionFalse)
+	// Disabled goes only once the driver is Available: a first poll that failed (on a loaded machine,
+	// Keystone slower than a test's short request timeout) sets it until then.
+	world.OperandPodsReady(t)
 	world.WaitForNoCondition(t, manila.ConditionDisabled)
 	waitDriverSecret(t, "synced", func(map[string][]byte) error { return nil })
 	return faultWatch{churn: watchSettledChurn(t), degraded: watchDegraded(t), disabled: watchDisabled(t)}
