@@ -22,7 +22,9 @@ import (
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/cloudcredentials"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/clusterinput"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/hooks"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/operator"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
@@ -103,6 +105,14 @@ func proveInjectionRefused(t *testing.T, iw injectionWorld) {
 		}
 		if d.Spec.Template.Annotations[secretHashAnnotation(secret.Namespace, secret.Name)] == "" {
 			return fmt.Errorf("no hash of the driver secret on the pod template yet")
+		}
+		// The metrics serving cert comes from service-ca once the Service exists, maybe after the rest.
+		if d.Spec.Template.Annotations[secretHashAnnotation(d.Namespace, operator.MetricsCertSecret)] == "" {
+			return fmt.Errorf("no hash of the metrics serving cert on the pod template yet")
+		}
+		// So does the trusted CA bundle, filled by the network operator after the operator made it.
+		if d.Spec.Template.Annotations[hashAnnotation(d.Namespace, hooks.TrustedCAConfigMap, "configmap")] == "" {
+			return fmt.Errorf("no hash of the trusted CA bundle on the pod template yet")
 		}
 		// The OpenStack CA is mounted while the driver secret names it (secretsync.CAMounted).
 		if _, caInUse := secret.Data[cloudcredentials.CAPathKey]; caInUse != hasVolume(d.Spec.Template.Spec, "openstack-ca") {
@@ -212,7 +222,13 @@ func unchanged(t *testing.T, iw injectionWorld, last *appsv1.Deployment) {
 // secretHashAnnotation is library-go's annotation for the hash of a Secret a workload depends on
 // (csidrivercontrollerservicecontroller.WithSecretHashAnnotationHook).
 func secretHashAnnotation(namespace, name string) string {
-	ref := namespace + "." + name + ".secret"
+	return hashAnnotation(namespace, name, "secret")
+}
+
+// hashAnnotation is the pod template annotation library-go's hooks write with the hash of an input
+// (resource "secret" or "configmap").
+func hashAnnotation(namespace, name, resource string) string {
+	ref := namespace + "." + name + "." + resource
 	key := "operator.openshift.io/dep-" + ref
 	if len(key) > 63 {
 		sum := sha256.Sum256([]byte(ref))

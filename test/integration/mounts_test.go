@@ -164,7 +164,8 @@ controllerPlugin:
 	}
 }
 
-// settledWorkloads waits until none of the three workloads changed for 2 s and returns them.
+// settledWorkloads waits until the controller Deployment and the node DaemonSet hash the driver secret
+// and none of the three workloads changed for 2 s, and returns them.
 func settledWorkloads(t *testing.T) (*appsv1.Deployment, *appsv1.DaemonSet, *appsv1.DaemonSet) {
 	t.Helper()
 	var dep *appsv1.Deployment
@@ -181,6 +182,12 @@ func settledWorkloads(t *testing.T) (*appsv1.Deployment, *appsv1.DaemonSet, *app
 		}
 		if nfs, err = world.Kube.AppsV1().DaemonSets(names.OperandNamespace).Get(ctx, framework.NFSNodeDaemonSet, metav1.GetOptions{}); err != nil {
 			return err
+		}
+		// The driver secret is written once this run's operator has logged in with the credentials,
+		// which may come after the workloads: until its hash is on them they are not settled.
+		hash := secretHashAnnotation(names.OperandNamespace, names.DriverSecret)
+		if dep.Spec.Template.Annotations[hash] == "" || node.Spec.Template.Annotations[hash] == "" {
+			return fmt.Errorf("the driver secret's hash is not on the controller Deployment and the node DaemonSet yet")
 		}
 		now := dep.ResourceVersion + "/" + node.ResourceVersion + "/" + nfs.ResourceVersion
 		if now != key {
