@@ -51,9 +51,6 @@ func (cp *ControlPlane) ResetOperand(t testing.TB) {
 	ignore(cp.Kube.AppsV1().DaemonSets(names.OperandNamespace).Delete(ctx, NFSNodeDaemonSet, metav1.DeleteOptions{}))
 	ignore(cp.Kube.StorageV1().CSIDrivers().Delete(ctx, names.CSIDriverName, metav1.DeleteOptions{}))
 	ignore(cp.Dynamic.Resource(snapshotClassGVR).Delete(ctx, SnapshotClass, metav1.DeleteOptions{}))
-	// The driver secret an earlier test's operator wrote (from that test's credentials): a test that waits
-	// for the secret would take it for its own operator's, which rewrites it a moment later.
-	ignore(cp.Kube.CoreV1().Secrets(names.OperandNamespace).Delete(ctx, names.DriverSecret, metav1.DeleteOptions{}))
 	ignore(cp.Kube.AppsV1().Deployments(names.OperandNamespace).Delete(ctx, CephFSControllerDeployment, metav1.DeleteOptions{}))
 	ignore(cp.Kube.AppsV1().DaemonSets(names.OperandNamespace).Delete(ctx, CephFSNodeDaemonSet, metav1.DeleteOptions{}))
 	ignore(cp.Kube.AppsV1().DaemonSets(names.OperandNamespace).Delete(ctx, CephCSINodeDaemonSet, metav1.DeleteOptions{}))
