@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 # cpuprofile.py OUT: samples /proc every second until SIGTERM/SIGINT, then writes to OUT the machine's busy
-# share and the CPU seconds each kind of process used (by executable; Python programs by script), most
-# first. How README's "where the time goes" was measured: start it, run hack/test-integration.sh, stop it.
+# share and the CPU seconds each kind of process used (by executable; Python programs and shell scripts
+# by script) with the number of its processes seen, most first. How README's "where the time goes" was measured: start it, run hack/test-integration.sh, stop it.
 # A process born and gone between two samples is missed; so is the last second of each.
 import os, sys, time, signal, collections
 HZ = os.sysconf('SC_CLK_TCK')
 last = {}  # pid -> (cat, ticks)
 done = collections.Counter()
+procs = collections.Counter()  # processes seen of each kind
 def cat_of(pid):
     try:
         cmd = open(f'/proc/{pid}/cmdline','rb').read().split(b'\0')
@@ -23,6 +24,12 @@ def cat_of(pid):
             if 'manila' in s: return 'py:' + os.path.basename(s)[:30]
             if s.endswith('.py') or '/' in s: return 'py:' + os.path.basename(s)[:30]
         return 'py:?'
+    if exe in ('bash', 'sh') and len(cmd) > 1 and cmd[1]:
+        # a script by its name; an inline one (-c) by its first words
+        arg = cmd[1].decode(errors='replace')
+        if arg == '-c' and len(cmd) > 2:
+            return exe + ' -c ' + cmd[2].decode(errors='replace')[:30].replace('\n', ' ')
+        return exe + ':' + os.path.basename(arg)[:30]
     return exe[:40]
 def ticks(pid):
     try:
@@ -40,6 +47,8 @@ stop = False
 def on(sig, frm):
     global stop; stop = True
 signal.signal(signal.SIGTERM, on); signal.signal(signal.SIGINT, on)
+# What the processes already running had used before the first sample is not counted.
+before = {pid: tk for pid, tk in ((int(d), ticks(int(d))) for d in os.listdir('/proc') if d.isdigit()) if tk is not None}
 while not stop:
     seen = set()
     for d in os.listdir('/proc'):
@@ -53,14 +62,15 @@ while not stop:
             c = cat_of(pid)
             if c is None: continue
             last[pid] = (c, tk)
+            procs[c] += 1
     for pid in list(last):
         if pid not in seen:
-            c, tk = last.pop(pid); done[c] += tk
+            c, tk = last.pop(pid); done[c] += tk - before.pop(pid, 0)
     time.sleep(1)
-for c, tk in last.values(): done[c] += tk
+for pid, (c, tk) in last.items(): done[c] += tk - before.get(pid, 0)
 t1, i1 = cpu()
 tot = sum(done.values())
 out = open(sys.argv[1], 'w') if len(sys.argv) > 1 else sys.stdout
 print(f'wall {time.time()-start:.0f}s busy {(1-(i1-i0)/(t1-t0))*100:.0f}% sampled cpu {tot/HZ:.0f}s', file=out)
 for c, tk in done.most_common(40):
-    print(f'{tk/HZ:9.1f}s {c}', file=out)
+    print(f'{tk/HZ:9.1f}s {procs[c]:5d} {c}', file=out)

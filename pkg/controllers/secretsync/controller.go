@@ -103,7 +103,7 @@ type Deps struct {
 // not PEM) it reports and keeps the last good outputs; it never deletes them (ApplySecret would
 // recreate only a Secret that is immutable or not Opaque, which neither this operator nor its
 // predecessor writes). It writes nothing while
-// the ClusterCSIDriver is not Managed, and sends no request while the operand namespace does not exist
+// the ClusterCSIDriver is not Managed, checked at each write too (managementstate.Gated), and sends no request while the operand namespace does not exist
 // (the namespace's creation triggers it).
 type Controller struct {
 	d            Deps
@@ -129,6 +129,10 @@ func newController(d Deps) (*Controller, factory.Controller) {
 		d.Grace = 30 * time.Second
 	}
 	d.Layout = d.Layout.OrStandalone()
+	d.Client = managementstate.Gated(d.Client, d.OperatorClient)
+	if d.ControllerConfigMaps != nil {
+		d.ControllerConfigMaps = managementstate.GatedConfigMaps(d.ControllerConfigMaps, d.OperatorClient)
+	}
 	c := &Controller{
 		d:            d,
 		sources:      cloudsecret.New(d.Layout, d.OperatorSecrets, d.OtherSecrets),
@@ -174,6 +178,12 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		return nil // the namespace informer brings us back when it appears
 	}
 	problem, wait := c.syncOutputs(ctx, syncCtx.Recorder())
+	switch {
+	case errors.Is(problem, managementstate.ErrNotManaged):
+		return nil // set Unmanaged while this sync ran: it writes nothing, the condition included
+	case apierrors.IsConflict(problem):
+		return problem // another writer was first (an admin's edit): no fault of the inputs; retried
+	}
 	if wait > 0 {
 		syncCtx.Queue().AddAfter(syncCtx.QueueKey(), wait)
 	}

@@ -49,6 +49,9 @@ func TestSyncSendsNothing(t *testing.T) {
 		login     string // the clouds.yaml of the last successful login
 		platform  configv1.PlatformType
 		wantWrite bool
+		// unmanagedMidSync: Managed when the sync starts, Unmanaged when it is about to write (only
+		// its reads are sent)
+		unmanagedMidSync bool
 	}{
 		{name: "Managed, verified, but not on OpenStack", state: operatorv1.Managed, namespace: true, login: clouds, platform: configv1.AWSPlatformType},
 		{name: "Managed, no operand namespace", state: operatorv1.Managed, login: clouds},
@@ -57,6 +60,7 @@ func TestSyncSendsNothing(t *testing.T) {
 		{name: "credentials not logged in with yet", state: operatorv1.Managed, namespace: true},
 		{name: "credentials other than the last login", state: operatorv1.Managed, namespace: true, login: clouds + "\n# older\n"},
 		{name: "Managed, namespace, verified: the driver secret is written", state: operatorv1.Managed, namespace: true, login: clouds, wantWrite: true},
+		{name: "set Unmanaged while the sync ran", state: operatorv1.Managed, namespace: true, login: clouds, unmanagedMidSync: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			objs := []runtime.Object{source}
@@ -69,9 +73,13 @@ func TestSyncSendsNothing(t *testing.T) {
 			if tc.login != "" {
 				verifiedCreds.Record([]byte(tc.login), nil)
 			}
+			var operatorClient v1helpers.OperatorClientWithFinalizers = v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: tc.state}, &operatorv1.OperatorStatus{}, nil)
+			if tc.unmanagedMidSync {
+				operatorClient = &unmanagedAfterFirstRead{OperatorClientWithFinalizers: operatorClient}
+			}
 			d := Deps{
 				Verified:          verifiedCreds,
-				OperatorClient:    condition.Declared(v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: tc.state}, &operatorv1.OperatorStatus{}, nil), conditiontypes.New(ConditionTypes())),
+				OperatorClient:    condition.Declared(operatorClient, conditiontypes.New(ConditionTypes())),
 				OperatorSecrets:   inf.Core().V1().Secrets(),
 				CloudConfig:       inf.Core().V1().ConfigMaps(),
 				OperandSecrets:    inf.Core().V1().Secrets(),
@@ -93,7 +101,7 @@ func TestSyncSendsNothing(t *testing.T) {
 			}
 			var writes []string
 			for _, a := range client.Actions() {
-				if a.GetVerb() != "list" && a.GetVerb() != "watch" {
+				if a.GetVerb() != "list" && a.GetVerb() != "watch" && !(tc.unmanagedMidSync && a.GetVerb() == "get") {
 					writes = append(writes, a.GetVerb()+" "+a.GetResource().Resource)
 				}
 			}
@@ -102,6 +110,22 @@ func TestSyncSendsNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// unmanagedAfterFirstRead reads Managed once, then Unmanaged: an admin's change between a sync's
+// check at its start and its write.
+type unmanagedAfterFirstRead struct {
+	v1helpers.OperatorClientWithFinalizers
+	reads int
+}
+
+func (u *unmanagedAfterFirstRead) GetOperatorState() (*operatorv1.OperatorSpec, *operatorv1.OperatorStatus, string, error) {
+	spec, status, version, err := u.OperatorClientWithFinalizers.GetOperatorState()
+	if u.reads++; u.reads > 1 && spec != nil {
+		spec = spec.DeepCopy()
+		spec.ManagementState = operatorv1.Unmanaged
+	}
+	return spec, status, version, err
 }
 
 // The driver Secret is applied in place: the predecessor's (or a stale) Secret keeps its UID, its
