@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 # cpuprofile.py OUT: samples /proc every second until SIGTERM/SIGINT, then writes to OUT the machine's busy
 # share and the CPU seconds each kind of process used (by executable; Python programs and shell scripts
-# by script) with the number of its processes seen, most first. How README's "where the time goes" was measured: start it, run hack/test-integration.sh, stop it.
+# by script) with the number of its processes seen, most first. How README's "where the time goes" was
+# measured: start it, run hack/test-integration.sh, stop it.
 # A process born and gone between two samples is missed; so is the last second of each.
 import os, sys, time, signal, collections
 HZ = os.sysconf('SC_CLK_TCK')
-last = {}  # pid -> (cat, ticks)
 done = collections.Counter()
 procs = collections.Counter()  # processes seen of each kind
 def cat_of(pid):
@@ -47,27 +47,30 @@ stop = False
 def on(sig, frm):
     global stop; stop = True
 signal.signal(signal.SIGTERM, on); signal.signal(signal.SIGINT, on)
-# What the processes already running had used before the first sample is not counted.
-before = {pid: tk for pid, tk in ((int(d), ticks(int(d))) for d in os.listdir('/proc') if d.isdigit()) if tk is not None}
+# What the processes already running had used before the first sample is not counted. Each sample
+# adds a process's CPU since the last one to the kind its command line names now: a wrapper that
+# exec's its program (hack/container-mounts.sh) counts as the program from then on.
+prev = {pid: tk for pid, tk in ((int(d), ticks(int(d))) for d in os.listdir('/proc') if d.isdigit()) if tk is not None}
+kind = {}  # pid -> its kind at the last sample
 while not stop:
     seen = set()
     for d in os.listdir('/proc'):
         if not d.isdigit(): continue
         pid = int(d); tk = ticks(pid)
         if tk is None: continue
+        c = cat_of(pid)
+        if c is None: continue
         seen.add(pid)
-        if pid in last:
-            last[pid] = (last[pid][0], tk)
-        else:
-            c = cat_of(pid)
-            if c is None: continue
-            last[pid] = (c, tk)
+        if kind.get(pid) != c:
             procs[c] += 1
-    for pid in list(last):
+            kind[pid] = c
+        was = prev.get(pid, 0)
+        done[c] += tk - was if tk >= was else tk  # less than before: a new process with a reused PID
+        prev[pid] = tk
+    for pid in list(kind):
         if pid not in seen:
-            c, tk = last.pop(pid); done[c] += tk - before.pop(pid, 0)
+            kind.pop(pid); prev.pop(pid, None)
     time.sleep(1)
-for pid, (c, tk) in last.items(): done[c] += tk - before.get(pid, 0)
 t1, i1 = cpu()
 tot = sum(done.values())
 out = open(sys.argv[1], 'w') if len(sys.argv) > 1 else sys.stdout
