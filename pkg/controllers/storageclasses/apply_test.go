@@ -2,9 +2,12 @@ package storageclasses
 
 import (
 	"context"
+	"errors"
 	"testing"
 
+	operatorv1 "github.com/openshift/api/operator/v1"
 	"github.com/openshift/library-go/pkg/operator/events"
+	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -13,6 +16,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/classplan"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/managementstate"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/manilatypes"
 )
 
@@ -59,5 +63,29 @@ func TestNeedsSync(t *testing.T) {
 		if got := needsSync(tc.listing, tc.counting); got != tc.want {
 			t.Errorf("%s: needsSync = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// A plan made while Managed is not applied once the ClusterCSIDriver reads Unmanaged: nothing is sent,
+// no event says otherwise, and apply says why (the sync then writes no condition either).
+func TestApplyStopsWhenNoLongerManaged(t *testing.T) {
+	seen := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "csi-manila-gold", UID: "uid-1", ResourceVersion: "7"}}
+	client := fake.NewClientset(seen.DeepCopy())
+	unmanaged := v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Unmanaged}, &operatorv1.OperatorStatus{}, nil)
+	c := &Controller{client: managementstate.GatedStorageClasses(client.StorageV1(), unmanaged), absent: map[string]int{}, recent: testRecent(), clock: clock.RealClock{}}
+	recorder := events.NewInMemoryRecorder("test", clock.RealClock{})
+	err := c.apply(context.Background(), recorder, []classplan.Action{
+		{Kind: classplan.Create, Class: &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "csi-manila-silver"}}},
+		{Kind: classplan.Update, Class: seen},
+		{Kind: classplan.Delete, Class: seen},
+	})
+	if !errors.Is(err, managementstate.ErrNotManaged) {
+		t.Errorf("apply: %v, want ErrNotManaged", err)
+	}
+	if n := len(client.Actions()); n != 0 {
+		t.Errorf("%d requests sent: %v", n, client.Actions())
+	}
+	if n := len(recorder.Events()); n != 0 {
+		t.Errorf("%d events sent: %v", n, recorder.Events())
 	}
 }

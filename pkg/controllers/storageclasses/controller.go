@@ -80,7 +80,8 @@ func ConditionTypes() []string {
 // controller-expand-secret-*) is recreated, one per sync, with its labels and annotations. Classes of
 // the driver it does not adopt are named with the reason in StorageClassControllerNotAdopted.
 //
-// Policy: it writes nothing unless the ClusterCSIDriver is Managed. It never touches a class without
+// Policy: it writes nothing unless the ClusterCSIDriver is Managed (checked again at each write:
+// managementstate.GatedStorageClasses). It never touches a class without
 // its owner label unless it adopts it, nor a copy of one of its classes under another name (the
 // label, and a class-name annotation naming another class: classplan.Owned), which it never adopts.
 // Every recreate carries the class's labels and annotations over.
@@ -141,7 +142,7 @@ func NewController(d Deps) factory.Controller {
 	c := &Controller{
 		operatorClient: d.OperatorClient,
 		evaluator:      d.Evaluator,
-		client:         d.Client,
+		client:         managementstate.GatedStorageClasses(d.Client, d.OperatorClient),
 		listings:       d.Listings,
 		config:         d.Config,
 		clock:          d.Clock,
@@ -291,6 +292,9 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		}
 	}
 	applyErr := c.apply(ctx, syncCtx.Recorder(), plan.Actions)
+	if errors.Is(applyErr, managementstate.ErrNotManaged) {
+		return nil // set Unmanaged while this sync ran: no more writes, events or conditions
+	}
 	c.counting.Store(len(c.absent) > 0)
 	notAdoptedCond, notAdoptedEvents := notAdopted(adoption.Refused, plan.Conflicts)
 	more := append(append(accessEvents(access), notAdoptedEvents...), retainedEvents(plan.Retained)...)
@@ -343,6 +347,9 @@ func (c *Controller) apply(ctx context.Context, recorder events.Recorder, action
 	var errs []error
 	api := c.client.StorageClasses()
 	for _, a := range actions {
+		if len(errs) > 0 && errors.Is(errs[len(errs)-1], managementstate.ErrNotManaged) {
+			break
+		}
 		var err error
 		switch a.Kind {
 		case classplan.Create:
