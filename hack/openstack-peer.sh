@@ -656,13 +656,17 @@ cmd_start() {
   start_manila "$D"
 }
 
+# A process that leads its own group (setsid: uwsgi's master) is stopped with its group: a master
+# killed after the 5 s grace would otherwise leave its workers holding the port, and the next start
+# on that port would fail.
 stop_pidfile() { # name pidfile [signal]
-  local p; [ -f "$2" ] || return 0
-  p=$(cat "$2")
+  local p t; [ -f "$2" ] || return 0
+  p=$(cat "$2"); t=$p
   if kill -0 "$p" 2>/dev/null; then
-    kill -"${3:-TERM}" "$p"
-    for _ in $(seq 1 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.05; done
-    kill -0 "$p" 2>/dev/null && kill -KILL "$p" 2>/dev/null || true
+    [ "$(ps -o pgid= -p "$p" | tr -d ' ')" = "$p" ] && t=-$p
+    kill -"${3:-TERM}" -- "$t"
+    for _ in $(seq 1 100); do kill -0 -- "$t" 2>/dev/null || break; sleep 0.05; done
+    kill -0 -- "$t" 2>/dev/null && kill -KILL -- "$t" 2>/dev/null || true
     rm -f "$2"
     log "stopped $1 (pid $p)"
   fi
