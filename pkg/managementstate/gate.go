@@ -49,6 +49,15 @@ func (g gatedConfigMapsGetter) ConfigMaps(namespace string) corev1client.ConfigM
 	return gatedConfigMaps{ConfigMapInterface: g.getter.ConfigMaps(namespace), managed: g.managed}
 }
 
+// whenManaged sends write when managed says so, and returns managed's refusal otherwise.
+func whenManaged[T any](managed func() error, write func() (T, error)) (T, error) {
+	if err := managed(); err != nil {
+		var none T
+		return none, err
+	}
+	return write()
+}
+
 type gatedCore struct {
 	corev1client.CoreV1Interface
 	managed func() error
@@ -68,24 +77,15 @@ type gatedSecrets struct {
 }
 
 func (s gatedSecrets) Create(ctx context.Context, o *corev1.Secret, opts metav1.CreateOptions) (*corev1.Secret, error) {
-	if err := s.managed(); err != nil {
-		return nil, err
-	}
-	return s.SecretInterface.Create(ctx, o, opts)
+	return whenManaged(s.managed, func() (*corev1.Secret, error) { return s.SecretInterface.Create(ctx, o, opts) })
 }
 
 func (s gatedSecrets) Update(ctx context.Context, o *corev1.Secret, opts metav1.UpdateOptions) (*corev1.Secret, error) {
-	if err := s.managed(); err != nil {
-		return nil, err
-	}
-	return s.SecretInterface.Update(ctx, o, opts)
+	return whenManaged(s.managed, func() (*corev1.Secret, error) { return s.SecretInterface.Update(ctx, o, opts) })
 }
 
 func (s gatedSecrets) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, sub ...string) (*corev1.Secret, error) {
-	if err := s.managed(); err != nil {
-		return nil, err
-	}
-	return s.SecretInterface.Patch(ctx, name, pt, data, opts, sub...)
+	return whenManaged(s.managed, func() (*corev1.Secret, error) { return s.SecretInterface.Patch(ctx, name, pt, data, opts, sub...) })
 }
 
 func (s gatedSecrets) Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error {
@@ -101,24 +101,17 @@ type gatedConfigMaps struct {
 }
 
 func (m gatedConfigMaps) Create(ctx context.Context, o *corev1.ConfigMap, opts metav1.CreateOptions) (*corev1.ConfigMap, error) {
-	if err := m.managed(); err != nil {
-		return nil, err
-	}
-	return m.ConfigMapInterface.Create(ctx, o, opts)
+	return whenManaged(m.managed, func() (*corev1.ConfigMap, error) { return m.ConfigMapInterface.Create(ctx, o, opts) })
 }
 
 func (m gatedConfigMaps) Update(ctx context.Context, o *corev1.ConfigMap, opts metav1.UpdateOptions) (*corev1.ConfigMap, error) {
-	if err := m.managed(); err != nil {
-		return nil, err
-	}
-	return m.ConfigMapInterface.Update(ctx, o, opts)
+	return whenManaged(m.managed, func() (*corev1.ConfigMap, error) { return m.ConfigMapInterface.Update(ctx, o, opts) })
 }
 
 func (m gatedConfigMaps) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, sub ...string) (*corev1.ConfigMap, error) {
-	if err := m.managed(); err != nil {
-		return nil, err
-	}
-	return m.ConfigMapInterface.Patch(ctx, name, pt, data, opts, sub...)
+	return whenManaged(m.managed, func() (*corev1.ConfigMap, error) {
+		return m.ConfigMapInterface.Patch(ctx, name, pt, data, opts, sub...)
+	})
 }
 
 func (m gatedConfigMaps) Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error {

@@ -31,24 +31,17 @@ type gatedClasses struct {
 }
 
 func (c gatedClasses) Create(ctx context.Context, o *storagev1.StorageClass, opts metav1.CreateOptions) (*storagev1.StorageClass, error) {
-	if err := c.managed(); err != nil {
-		return nil, err
-	}
-	return c.StorageClassInterface.Create(ctx, o, opts)
+	return whenManaged(c.managed, func() (*storagev1.StorageClass, error) { return c.StorageClassInterface.Create(ctx, o, opts) })
 }
 
 func (c gatedClasses) Update(ctx context.Context, o *storagev1.StorageClass, opts metav1.UpdateOptions) (*storagev1.StorageClass, error) {
-	if err := c.managed(); err != nil {
-		return nil, err
-	}
-	return c.StorageClassInterface.Update(ctx, o, opts)
+	return whenManaged(c.managed, func() (*storagev1.StorageClass, error) { return c.StorageClassInterface.Update(ctx, o, opts) })
 }
 
 func (c gatedClasses) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, sub ...string) (*storagev1.StorageClass, error) {
-	if err := c.managed(); err != nil {
-		return nil, err
-	}
-	return c.StorageClassInterface.Patch(ctx, name, pt, data, opts, sub...)
+	return whenManaged(c.managed, func() (*storagev1.StorageClass, error) {
+		return c.StorageClassInterface.Patch(ctx, name, pt, data, opts, sub...)
+	})
 }
 
 func (c gatedClasses) Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error {

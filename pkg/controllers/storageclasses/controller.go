@@ -347,9 +347,6 @@ func (c *Controller) apply(ctx context.Context, recorder events.Recorder, action
 	var errs []error
 	api := c.client.StorageClasses()
 	for _, a := range actions {
-		if len(errs) > 0 && errors.Is(errs[len(errs)-1], managementstate.ErrNotManaged) {
-			break
-		}
 		var err error
 		switch a.Kind {
 		case classplan.Create:
@@ -401,6 +398,9 @@ func (c *Controller) apply(ctx context.Context, recorder events.Recorder, action
 					recorder.Eventf("StorageClassDeleted", "Deleted StorageClass %s", a.Class.Name)
 				}
 			}
+		}
+		if errors.Is(err, managementstate.ErrNotManaged) {
+			return err // no longer Managed: the rest of the plan is not tried either
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s StorageClass %s: %w", strings.ToLower(string(a.Kind)), a.Class.Name, err))
