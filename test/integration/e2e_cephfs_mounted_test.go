@@ -34,14 +34,20 @@ const (
 	// fsOpTimeout bounds one read or write on a mount: a CephFS operation that needs the MDS blocks
 	// while it is down, and the test must not block with it.
 	fsOpTimeout = 20 * time.Second
+	// cephFSRealNode is the address and name of the test's real node.
+	cephFSRealNode = "127.0.0.5"
+	// cephFSReply is what the stand-in node writes for the pod on the real node to read.
+	cephFSReply = "written through e2e-worker-a after the change\n"
 )
 
 // CephFS for real, mounted: a claim on the operator's CephFS class becomes a CephFS subvolume of a
-// real Ceph through Manila's own CephFS driver; on two nodes the real manila-csi-plugin stages and
-// publishes it through the real ceph-csi with ceph-fuse, and a file written through one node's
-// publish target is read through the other's, both ways. A snapshot and a claim restored from it
-// carry the data. While mounted the MDS stops: an operation that needs it does not complete, the
-// operator stays quiet (no condition changes), and once the MDS is back the mount works again.
+// real Ceph through Manila's own CephFS driver; on a stand-in node and for a pod on a real node the
+// real manila-csi-plugin stages and publishes it through the real ceph-csi with ceph-fuse, and a file
+// written through one node is read through the other and through Ceph, both ways. A snapshot and a
+// claim restored from it carry the data into a pod. While mounted the MDS stops: an operation that
+// needs it does not complete, the operator stays quiet (no condition changes), and once the MDS is
+// back the mount works again. A change of the cluster's CA bundle and proxy rolls the Manila node
+// plugin's pod and leaves ceph-csi's, and a pod's mount from before reads after it.
 // ceph-csi restarted on a node mounts its broken fuse stage again at the next publish. A class whose
 // cephx ID Ceph already holds gives the claim the operator's CephxAccessRefused event naming the ID,
 // beside csi-provisioner's timeout, and the rule an error.
@@ -107,47 +113,39 @@ func TestE2ECephFSMounted(t *testing.T) {
 	}
 	t.Logf("share %s: Ceph subvolume %s at %s, cephx user client.%s", shareID, subvolume, rootPath, cephxID)
 
+	// A stand-in node (FuseStageRecoveredAfterCephCSIRestart and MDSDownWhileMounted say why it stays)
+	// and a real one, on which the claims are used by pods.
 	nodeA := w.StartNode(t, framework.NodeOptions{CephFS: true, CephCSI: true, Name: "e2e-worker-a"})
-	nodeB := w.StartNode(t, framework.NodeOptions{CephFS: true, CephCSI: true, Name: "e2e-worker-b"})
-	kA, kB := nodeKubelet(t, w, nodeA), nodeKubelet(t, w, nodeB)
-	targetA, targetB := mountOn(t, nodeA, kA, pv, "pod-a"), mountOn(t, nodeB, kB, pv, "pod-b")
+	kA := nodeKubelet(t, w, nodeA)
+	targetA := mountOn(t, nodeA, kA, pv, "pod-a")
+	cephPorts, err := ceph.ListeningPorts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	images := framework.OperandNodeImages()
+	images[goodCephCSI] = framework.CephCSINodeImage()
+	real := realNodeClaim{
+		Node: cephFSRealNode, Images: images,
+		Relay:      append([]int{w.OpenStack.KeystonePort, w.OpenStack.ManilaPort}, cephPorts...),
+		DaemonSets: []string{framework.NodeDaemonSet, framework.NFSNodeDaemonSet, framework.CephFSNodeDaemonSet, framework.CephCSINodeDaemonSet},
+		Drivers:    []string{names.CSIDriverName, cephfs.DriverName},
+		Claim:      claim, PV: pv, Other: targetA, MountType: "fuse.ceph-fuse",
+		InCeph: func(name string) (string, error) { return ceph.ReadFile(filepath.Join(rootPath, name)) },
+	}
+	node := real.start(t, w)
 
+	// Two nodes and Ceph: the pod on the real node writes, the stand-in node and Ceph read it; the
+	// stand-in node writes, the pod reads it.
 	t.Run("SharedBetweenTwoNodes", func(t *testing.T) {
-		written := fmt.Sprintf("written through %s on e2e-worker-a at %s\n", targetA, time.Now().UTC().Format(time.RFC3339Nano))
-		writeFile(t, filepath.Join(targetA, "hello.txt"), written)
-		if got := readFile(t, filepath.Join(targetB, "hello.txt")); got != written {
-			t.Fatalf("read through e2e-worker-b %q; want %q", got, written)
-		}
-		t.Logf("read back through %s: %q", targetB, written)
-		reply := "and back from e2e-worker-b\n"
-		writeFile(t, filepath.Join(targetB, "reply.txt"), reply)
-		if got := readFile(t, filepath.Join(targetA, "reply.txt")); got != reply {
-			t.Fatalf("read through e2e-worker-a %q; want %q", got, reply)
-		}
-	})
-
-	t.Run("APodOnARealNodeMountsIt", func(t *testing.T) {
-		cephPorts, err := ceph.ListeningPorts()
-		if err != nil {
-			t.Fatal(err)
-		}
-		images := framework.OperandNodeImages()
-		images[goodCephCSI] = framework.CephCSINodeImage()
-		const node = "127.0.0.5"
-		realNodeClaim{
-			Node: node, Images: images,
-			Relay:      append([]int{w.OpenStack.KeystonePort, w.OpenStack.ManilaPort}, cephPorts...),
-			DaemonSets: []string{framework.NodeDaemonSet, framework.NFSNodeDaemonSet, framework.CephFSNodeDaemonSet, framework.CephCSINodeDaemonSet},
-			Drivers:    []string{names.CSIDriverName, cephfs.DriverName}, StandIns: []string{"e2e-worker-a", "e2e-worker-b"},
-			Claim: claim, PV: pv, Other: targetA, MountType: "fuse.ceph-fuse",
-			InCeph: func(name string) (string, error) { return ceph.ReadFile(filepath.Join(rootPath, name)) },
-		}.mountInAPod(t, w)
+		real.mountInAPod(t, w, node)
 		t.Run("TheUpstreamStorageSuite", func(t *testing.T) {
-			upstreamSuite{Manifest: "manila-cephfs.yaml", Focus: cephFSSuiteFocus, Node: node}.run(t, w)
+			upstreamSuite{Manifest: "manila-cephfs.yaml", Focus: cephFSSuiteFocus, Node: cephFSRealNode}.run(t, w)
 		})
 	})
 
 	t.Run("SnapshotAndRestoreCarryTheData", func(t *testing.T) {
+		const before = "written before the snapshot\n"
+		writeFile(t, filepath.Join(targetA, "hello.txt"), before)
 		w.CreateVolumeSnapshot(t, mountedNamespace, "shared-snap", claim.Name, framework.CephFSSnapshotClass)
 		handle := w.WaitForVolumeSnapshotReady(t, mountedNamespace, "shared-snap").SnapshotHandle
 		snaps, err := ceph.Admin("fs", "subvolume", "snapshot", "ls", ceph.FS, subvolume, "--format", "json")
@@ -166,21 +164,20 @@ func TestE2ECephFSMounted(t *testing.T) {
 			t.Errorf("restored share %+v; want a share from snapshot %s", rshare, handle)
 		}
 		checkShareIsSubvolume(t, w, ceph, rshare.ID)
-		target := mountOn(t, nodeB, kB, rpv, "pod-restored")
-		if got, want := readFile(t, filepath.Join(target, "hello.txt")), readFile(t, filepath.Join(targetA, "hello.txt")); got != want {
-			t.Errorf("restored hello.txt %q; want %q", got, want)
-		}
-		if out, err := fsOp("test", "-e", filepath.Join(target, "after-snapshot.txt")); err == nil {
-			t.Errorf("the restored volume has a file written after the snapshot (%s)", out)
-		}
-		if err := kB.UnmountForPod(ctx, rpv, "pod-restored"); err != nil {
-			t.Fatal(err)
-		}
+		pod := real.startPod(t, w, "pod-restored", restored.Name,
+			"if [ -e /shared/after-snapshot.txt ]; then echo 'has a file written after the snapshot' > /dev/termination-log; exit 1; fi; "+
+				"cat /shared/hello.txt > /dev/termination-log")
+		succeededWith(t, w, pod, before)
+		t.Logf("pod %s on %s read the restored volume: %q, and no file written after the snapshot", pod.Name, cephFSRealNode, before)
+		real.waitForUnmounted(t, node)
+		deletePodAndWait(t, pod.Namespace, pod.Name)
 		deleteClaimAndWaitForShareGone(t, w, mountedNamespace, restored.Name, rshare.ID)
 		w.DeleteVolumeSnapshot(t, mountedNamespace, "shared-snap")
 		waitForVolumeSnapshotGone(t, w, mountedNamespace, "shared-snap")
 	})
 
+	// On the stand-in node, whose mount the test reads and writes directly: what a pod's process sees of
+	// the outage is the same through the real node's ceph-fuse.
 	t.Run("MDSDownWhileMounted", func(t *testing.T) {
 		before := conditionStates(t, w)
 		if err := ceph.StopMDS(); err != nil {
@@ -198,9 +195,9 @@ func TestE2ECephFSMounted(t *testing.T) {
 			if out, err := fsOp("sh", "-c", "echo recovered > "+filepath.Join(targetA, "after-outage.txt")); err != nil {
 				return fmt.Errorf("%v: %s", err, out)
 			}
-			out, err := fsOp("cat", filepath.Join(targetB, "after-outage.txt"))
+			out, err := ceph.ReadFile(filepath.Join(rootPath, "after-outage.txt"))
 			if err != nil || out != "recovered\n" {
-				return fmt.Errorf("read through e2e-worker-b: %q, %v", out, err)
+				return fmt.Errorf("read through Ceph: %q, %v", out, err)
 			}
 			return nil
 		})
@@ -210,12 +207,29 @@ func TestE2ECephFSMounted(t *testing.T) {
 	})
 
 	// The cluster's trusted CA bundle and proxy change: the CephFS instance's Manila node plugin rolls;
-	// ceph-csi's DaemonSet does not, so the ceph-fuse mounts its pods serve stay (a roll would end them).
+	// ceph-csi's DaemonSet does not, so the ceph-fuse mounts its pods serve stay (a roll would end them):
+	// a pod on the real node that mounted the volume before the change reads through it after the
+	// Manila node plugin's pod there was replaced, and then the kubelet unpublishes and unstages
+	// through the new one.
 	t.Run("ACAAndProxyChangeLeaveTheMount", func(t *testing.T) {
+		pod := real.startPod(t, w, "pod-across-change", claim.Name,
+			"touch /shared/reader-up && while [ ! -e /shared/changed ]; do sleep 1; done && cat /shared/reply.txt > /dev/termination-log")
+		real.mountOf(t, w, node, pod, pv)
+		readBackOn(t, filepath.Join(targetA, "reader-up"), "")
+		manilaBefore := readyPodOf(t, w, cephFSRealNode, framework.CephFSNodeDaemonSet, "")
+		cephCSIBefore := readyPodOf(t, w, cephFSRealNode, framework.CephCSINodeDaemonSet, "")
 		changeCAAndProxy(t, []string{framework.CephFSNodeDaemonSet}, []string{framework.CephCSINodeDaemonSet})
-		if got, want := readFile(t, filepath.Join(targetB, "hello.txt")), readFile(t, filepath.Join(targetA, "hello.txt")); got != want {
-			t.Fatalf("hello.txt through e2e-worker-b %q; want %q", got, want)
+		manilaAfter := readyPodOf(t, w, cephFSRealNode, framework.CephFSNodeDaemonSet, manilaBefore.UID)
+		t.Logf("the roll replaced %s's pod on %s: %s by %s", framework.CephFSNodeDaemonSet, cephFSRealNode, manilaBefore.Name, manilaAfter.Name)
+		if after := readyPodOf(t, w, cephFSRealNode, framework.CephCSINodeDaemonSet, ""); after.UID != cephCSIBefore.UID {
+			t.Errorf("%s's pod on %s was replaced (%s by %s): the change rolled it", framework.CephCSINodeDaemonSet, cephFSRealNode, cephCSIBefore.Name, after.Name)
 		}
+		writeFile(t, filepath.Join(targetA, "reply.txt"), cephFSReply)
+		writeFile(t, filepath.Join(targetA, "changed"), "")
+		succeededWith(t, w, pod, cephFSReply)
+		t.Logf("pod %s read through its mount from before the change: %q", pod.Name, cephFSReply)
+		real.waitForUnmounted(t, node)
+		deletePodAndWait(t, pod.Namespace, pod.Name)
 	})
 
 	// ceph-csi's pod restarts on node A (an image change rolls it): its ceph-fuse daemons end with it
@@ -228,7 +242,7 @@ func TestE2ECephFSMounted(t *testing.T) {
 		}
 		// A new pod of the volume on a node where it is staged: the kubelet only publishes.
 		target := publishOn(t, nodeA, kA, pv, "pod-a2")
-		if got, want := readFile(t, filepath.Join(target, "reply.txt")), "and back from e2e-worker-b\n"; got != want {
+		if got, want := readFile(t, filepath.Join(target, "reply.txt")), cephFSReply; got != want {
 			t.Fatalf("read through the recovered stage %q; want %q", got, want)
 		}
 		t.Logf("after ceph-csi's restart, %s reads the volume through a new ceph-fuse", target)
@@ -269,22 +283,16 @@ func TestE2ECephFSMounted(t *testing.T) {
 		if err := kA.NodeUnpublish(ctx, pv, "pod-a2"); err != nil {
 			t.Fatal(err)
 		}
-		for _, n := range []struct {
-			node    *framework.NodeWorld
-			kubelet *framework.Kubelet
-			pod     string
-		}{{nodeA, kA, "pod-a"}, {nodeB, kB, "pod-b"}} {
-			if err := n.kubelet.UnmountForPod(ctx, pv, n.pod); err != nil {
-				t.Fatal(err)
-			}
-			mounts, err := n.node.Mounts()
-			if err != nil {
-				t.Fatal(err)
-			}
-			for point, m := range mounts {
-				if strings.Contains(m.FSType, "ceph") {
-					t.Errorf("%s still mounted at %s after unpublish and unstage", m.FSType, point)
-				}
+		if err := kA.UnmountForPod(ctx, pv, "pod-a"); err != nil {
+			t.Fatal(err)
+		}
+		mounts, err := nodeA.Mounts()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for point, m := range mounts {
+			if strings.Contains(m.FSType, "ceph") {
+				t.Errorf("%s still mounted at %s after unpublish and unstage", m.FSType, point)
 			}
 		}
 		deleteClaimAndWaitForShareGone(t, w, mountedNamespace, claim.Name, shareID)

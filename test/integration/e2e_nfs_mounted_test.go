@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -24,6 +23,8 @@ const (
 	nfsElsewhere = "192.0.2.55"
 	// nfsMachineNetwork is the test world's machine network: the nodes' addresses are all 127.0.0.1.
 	nfsMachineNetwork = "127.0.0.0/8"
+	// nfsRealNode is the address and name of the test's real node.
+	nfsRealNode = "127.0.0.4"
 )
 
 // NFS share types of the real Ceph behind Manila's cephfs_nfs backend: the operator's class of the first
@@ -39,15 +40,17 @@ func nfsShareType(name string) framework.ShareTypeSpec {
 }
 
 // NFS for real, mounted: a claim on the operator's class for an NFS share type becomes a CephFS
-// subvolume exported by a real NFS-Ganesha, which Manila's own CephFS driver manages over D-Bus; on
-// two nodes the real manila-csi-plugin forwards to the real csi-driver-nfs, whose `mount -t nfs` mounts
-// it (NFSv3 through FUSE); a file written through one node's mount is read through the other's and
-// through Ceph. A snapshot and a claim restored from it carry the data. The operator's NFS access
-// default (the machine network) admits the nodes; a class whose nfs-shareClient excludes them gets
-// the server's refusal at publish and no mount, and a class the admin makes with the machine network
+// subvolume exported by a real NFS-Ganesha, which Manila's own CephFS driver manages over D-Bus; on a
+// stand-in node and for pods on a real node (its kubelet, as on a cluster) the real manila-csi-plugin
+// forwards to the real csi-driver-nfs, whose `mount -t nfs` mounts it (NFSv3 through FUSE); a file
+// written through one node's mount is read through the other's and through Ceph. A snapshot and a
+// claim restored from it carry the data into a pod. The operator's NFS access default (the machine
+// network) admits the nodes; a class whose nfs-shareClient excludes them gets the server's refusal in
+// the pod's FailedMount event and no mount, and a class the admin makes with the machine network
 // mounts. The mount outlives the node plugin's process, and a change of the cluster's CA bundle and
-// proxy leaves the NFS node plugin's DaemonSet as it is. Unpublishing leaves no mount; deleting the
-// claim removes the export and the subvolume.
+// proxy rolls the Manila node plugin's pod, leaves the NFS node plugin's, and a pod's mount from
+// before reads after it. Unpublishing leaves no mount; deleting the claim removes the export and the
+// subvolume.
 func TestE2ENFSMounted(t *testing.T) {
 	ceph, err := framework.StartCeph()
 	if err != nil {
@@ -104,46 +107,35 @@ func TestE2ENFSMounted(t *testing.T) {
 	}
 	exportPath := checkGaneshaExport(t, w, ceph, ganesha, shareID)
 
+	// A stand-in node (TheMountOutlivesTheNodePlugin says why it stays) and a real one, on which the
+	// claims are used by pods. The stand-in has no Node object: the DaemonSet controller would place
+	// pods there that never start, and a roll of the node DaemonSets would wait on them for good.
 	nodeA := w.StartNode(t, framework.NodeOptions{NFS: true, Name: "e2e-nfs-a"})
-	nodeB := w.StartNode(t, framework.NodeOptions{NFS: true, Name: "e2e-nfs-b"})
-	// Their Node objects, with the address a kubelet reports: the one they reach the NFS server from.
-	for _, n := range []string{"e2e-nfs-a", "e2e-nfs-b"} {
-		w.CreateNode(t, n, corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: "127.0.0.1"})
-	}
-	kA, kB := nfsKubelet(t, w, nodeA), nfsKubelet(t, w, nodeB)
+	kA := nfsKubelet(t, w, nodeA)
 	targetA := nfsMountOn(t, nodeA, kA, pv, "pod-a", exportPath)
-	targetB := nfsMountOn(t, nodeB, kB, pv, "pod-b", exportPath)
 	checkShareRulesAre(t, w, shareID, nfsMachineNetwork)
+	real := realNodeClaim{
+		Node: nfsRealNode, Images: framework.OperandNodeImages(),
+		Relay:      []int{w.OpenStack.KeystonePort, w.OpenStack.ManilaPort, ganesha.NFSPort, ganesha.MountPort},
+		DaemonSets: []string{framework.NodeDaemonSet, framework.NFSNodeDaemonSet},
+		Drivers:    []string{names.CSIDriverName},
+		Claim:      claim, PV: pv, Other: targetA, MountType: "fuse.fuse-nfs",
+		InCeph: func(name string) (string, error) { return ceph.ReadFile(filepath.Join(exportPath, name)) },
+	}
+	node := real.start(t, w)
 
+	// Two nodes and Ceph: the pod on the real node writes, the stand-in node and Ceph read it; the
+	// stand-in node writes, the pod reads it.
 	t.Run("SharedBetweenTwoNodesAndCeph", func(t *testing.T) {
-		written := fmt.Sprintf("written through %s on e2e-nfs-a at %s\n", targetA, time.Now().UTC().Format(time.RFC3339Nano))
-		writeFile(t, filepath.Join(targetA, "hello.txt"), written)
-		readBackOn(t, filepath.Join(targetB, "hello.txt"), written)
-		t.Logf("read back through %s: %q", targetB, written)
-		if got, err := ceph.ReadFile(filepath.Join(exportPath, "hello.txt")); err != nil || got != written {
-			t.Fatalf("read through Ceph %q, %v; want %q", got, err, written)
-		}
-		reply := "and back from e2e-nfs-b\n"
-		writeFile(t, filepath.Join(targetB, "reply.txt"), reply)
-		readBackOn(t, filepath.Join(targetA, "reply.txt"), reply)
-	})
-
-	t.Run("APodOnARealNodeMountsIt", func(t *testing.T) {
-		const node = "127.0.0.4"
-		realNodeClaim{
-			Node: node, Images: framework.OperandNodeImages(),
-			Relay:      []int{w.OpenStack.KeystonePort, w.OpenStack.ManilaPort, ganesha.NFSPort, ganesha.MountPort},
-			DaemonSets: []string{framework.NodeDaemonSet, framework.NFSNodeDaemonSet},
-			Drivers:    []string{names.CSIDriverName}, StandIns: []string{"e2e-nfs-a", "e2e-nfs-b"},
-			Claim: claim, PV: pv, Other: targetA, MountType: "fuse.fuse-nfs",
-			InCeph: func(name string) (string, error) { return ceph.ReadFile(filepath.Join(exportPath, name)) },
-		}.mountInAPod(t, w)
+		real.mountInAPod(t, w, node)
 		t.Run("TheUpstreamStorageSuite", func(t *testing.T) {
-			upstreamSuite{Manifest: "manila-nfs.yaml", Focus: nfsSuiteFocus, Node: node}.run(t, w)
+			upstreamSuite{Manifest: "manila-nfs.yaml", Focus: nfsSuiteFocus, Node: nfsRealNode}.run(t, w)
 		})
 	})
 
 	t.Run("SnapshotAndRestoreCarryTheData", func(t *testing.T) {
+		const before = "written before the snapshot\n"
+		writeFile(t, filepath.Join(targetA, "hello.txt"), before)
 		w.CreateVolumeSnapshot(t, nfsMountedNamespace, "shared-snap", claim.Name, framework.SnapshotClass)
 		w.WaitForVolumeSnapshotReady(t, nfsMountedNamespace, "shared-snap")
 		// Written after the snapshot: the restored volume must not have it.
@@ -151,17 +143,14 @@ func TestE2ENFSMounted(t *testing.T) {
 		restored := createClaimFromSnapshot(t, w, nfsMountedNamespace, "restored", class.Name, "shared-snap", "1Gi")
 		rpv := w.WaitForClaimBound(t, restored)
 		rshare := w.WaitForShareAvailable(t, rpv.Spec.CSI.VolumeHandle)
-		rexport := checkGaneshaExport(t, w, ceph, ganesha, rshare.ID)
-		target := nfsMountOn(t, nodeB, kB, rpv, "pod-restored", rexport)
-		if got, want := readFile(t, filepath.Join(target, "hello.txt")), readFile(t, filepath.Join(targetA, "hello.txt")); got != want {
-			t.Errorf("restored hello.txt %q; want %q", got, want)
-		}
-		if out, err := fsOp("test", "-e", filepath.Join(target, "after-snapshot.txt")); err == nil {
-			t.Errorf("the restored volume has a file written after the snapshot (%s)", out)
-		}
-		if err := kB.UnmountForPod(ctx, rpv, "pod-restored"); err != nil {
-			t.Fatal(err)
-		}
+		checkGaneshaExport(t, w, ceph, ganesha, rshare.ID)
+		pod := real.startPod(t, w, "pod-restored", restored.Name,
+			"if [ -e /shared/after-snapshot.txt ]; then echo 'has a file written after the snapshot' > /dev/termination-log; exit 1; fi; "+
+				"cat /shared/hello.txt > /dev/termination-log")
+		succeededWith(t, w, pod, before)
+		t.Logf("pod %s on %s read the restored volume: %q, and no file written after the snapshot", pod.Name, nfsRealNode, before)
+		real.waitForUnmounted(t, node)
+		deletePodAndWait(t, pod.Namespace, pod.Name)
 		deleteClaimAndWaitForShareGone(t, w, nfsMountedNamespace, restored.Name, rshare.ID)
 		w.DeleteVolumeSnapshot(t, nfsMountedNamespace, "shared-snap")
 		waitForVolumeSnapshotGone(t, w, nfsMountedNamespace, "shared-snap")
@@ -171,15 +160,10 @@ func TestE2ENFSMounted(t *testing.T) {
 		refusedClaim := w.CreateClaim(t, nfsMountedNamespace, "elsewhere", elsewhereClass.Name, "1Gi")
 		rpv := w.WaitForClaimBound(t, refusedClaim)
 		rshare := w.WaitForShareAvailable(t, rpv.Spec.CSI.VolumeHandle)
-		err := kA.MountForPod(ctx, rpv, "pod-refused")
-		if err == nil || !strings.Contains(err.Error(), "MNT3ERR_ACCES") {
-			t.Fatalf("publish of a share open to %s only: %v; want the server's refusal (MNT3ERR_ACCES)", nfsElsewhere, err)
-		}
-		t.Logf("publish of claim %s (class %s, nfs-shareClient %s) refused: %v", refusedClaim.Name, elsewhereClass.Name, nfsElsewhere, err)
 		// The operator said so before the mount: the class, its rule and the nodes it shuts out.
 		excluded := w.WaitForConditionNaming(t, framework.DefaultTimeout, storageclasses.ConditionNodesExcluded, operatorv1.ConditionTrue,
 			"StorageClass "+elsewhereClass.Name+" ")
-		for _, want := range []string{"nfs-shareClient " + nfsElsewhere, "e2e-nfs-a", "e2e-nfs-b"} {
+		for _, want := range []string{"nfs-shareClient " + nfsElsewhere, "node(s) " + nfsRealNode + "."} {
 			if !strings.Contains(excluded.Message, want) {
 				t.Errorf("%s message %q does not name %s", excluded.Type, excluded.Message, want)
 			}
@@ -188,10 +172,24 @@ func TestE2ENFSMounted(t *testing.T) {
 			t.Errorf("%s message %q names class %s, whose machine network admits the nodes", excluded.Type, excluded.Message, class.Name)
 		}
 		t.Logf("%s: %s", excluded.Type, excluded.Message)
+		// The kubelet's publish meets the server's refusal, says so in the pod's events, and the pod
+		// never starts.
+		refused := real.startPod(t, w, "pod-refused", refusedClaim.Name, "echo started > /dev/termination-log")
+		failed := waitForPodEvent(t, w, refused, "FailedMount", "MNT3ERR_ACCES")
+		t.Logf("publish of claim %s (class %s, nfs-shareClient %s) refused: %s", refusedClaim.Name, elsewhereClass.Name, nfsElsewhere, failed.Message)
 		checkShareRulesAre(t, w, rshare.ID, nfsElsewhere)
-		if mounted := nfsMountsOf(t, nodeA, kA.TargetPath(rpv, "pod-refused")); len(mounted) > 0 {
-			t.Fatalf("a refused publish left a mount: %v", mounted)
+		if p, err := w.Kube.CoreV1().Pods(refused.Namespace).Get(ctx, refused.Name, metav1.GetOptions{}); err != nil || p.Status.Phase != corev1.PodPending {
+			t.Fatalf("pod %s: %v, %v; want Pending, its volume refused", refused.Name, p.Status.Phase, err)
 		}
+		podDir := "/var/lib/kubelet/pods/" + string(refused.UID)
+		mounts, err := node.Mounts(podDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(mounts) > 0 {
+			t.Fatalf("a refused publish left mounts in %s: %v", podDir, mounts)
+		}
+		deletePodAndWait(t, refused.Namespace, refused.Name)
 		// The admin's fix: a class of their own with the same type and the machine network.
 		fixed := elsewhereClass.DeepCopy()
 		fixed.ObjectMeta = metav1.ObjectMeta{Name: "admin-" + elsewhereClass.Name}
@@ -205,45 +203,64 @@ func TestE2ENFSMounted(t *testing.T) {
 		fixedClaim := w.CreateClaim(t, nfsMountedNamespace, "admin-fixed", fixed.Name, "1Gi")
 		fpv := w.WaitForClaimBound(t, fixedClaim)
 		fshare := w.WaitForShareAvailable(t, fpv.Spec.CSI.VolumeHandle)
-		target := nfsMountOn(t, nodeA, kA, fpv, "pod-fixed", checkGaneshaExport(t, w, ceph, ganesha, fshare.ID))
-		writeFile(t, filepath.Join(target, "ok.txt"), "mounted\n")
-		if err := kA.UnmountForPod(ctx, fpv, "pod-fixed"); err != nil {
-			t.Fatal(err)
+		fexport := checkGaneshaExport(t, w, ceph, ganesha, fshare.ID)
+		pod := real.startPod(t, w, "pod-fixed", fixedClaim.Name, "echo mounted > /shared/ok.txt && cat /shared/ok.txt > /dev/termination-log")
+		succeededWith(t, w, pod, "mounted")
+		if got, err := ceph.ReadFile(filepath.Join(fexport, "ok.txt")); err != nil || got != "mounted\n" {
+			t.Fatalf("ok.txt through Ceph %q, %v; want what pod %s wrote", got, err, pod.Name)
 		}
+		real.waitForUnmounted(t, node)
+		deletePodAndWait(t, pod.Namespace, pod.Name)
 		deleteClaimAndWaitForShareGone(t, w, nfsMountedNamespace, fixedClaim.Name, fshare.ID)
 		deleteClaimAndWaitForShareGone(t, w, nfsMountedNamespace, refusedClaim.Name, rshare.ID)
 	})
 
 	// The node plugin's pod restarts (an image change rolls it): the mount it made is served by its
 	// own process, which outlives the plugin's, as the kernel client's mount outlives the process that
-	// asked for it.
+	// asked for it. On the stand-in node: on the real node fuse-nfs runs in the plugin's container
+	// (the client of its image, as the issue asks), so stopping that container stops it too, which a
+	// kernel client's mount would outlive (docs/test-world.md).
 	t.Run("TheMountOutlivesTheNodePlugin", func(t *testing.T) {
+		want := "written before the node plugin's restart\n"
+		writeFile(t, filepath.Join(targetA, "hello.txt"), want)
 		nodeA.RestartNFSPlugin(t)
-		if got, want := readFile(t, filepath.Join(targetA, "hello.txt")), readFile(t, filepath.Join(targetB, "hello.txt")); got != want {
+		if got := readFile(t, filepath.Join(targetA, "hello.txt")); got != want {
 			t.Fatalf("after the node plugin's restart, hello.txt reads %q through e2e-nfs-a; want %q", got, want)
 		}
 	})
 
 	// The cluster's trusted CA bundle and proxy change: the Manila node plugin, which calls Keystone and
-	// Manila, rolls; csi-driver-nfs's DaemonSet does not, so its pods and the mounts they made stay.
+	// Manila, rolls; csi-driver-nfs's DaemonSet does not, so its pods and the mounts they made stay:
+	// a pod on the real node that mounted the volume before the change reads through it after the
+	// Manila node plugin's pod there was replaced, and then the kubelet unpublishes through the new one.
 	t.Run("ACAAndProxyChangeLeaveTheMount", func(t *testing.T) {
+		pod := real.startPod(t, w, "pod-across-change", claim.Name,
+			"touch /shared/reader-up && while [ ! -e /shared/changed ]; do sleep 1; done && cat /shared/reply.txt > /dev/termination-log")
+		real.mountOf(t, w, node, pod, pv)
+		readBackOn(t, filepath.Join(targetA, "reader-up"), "")
+		manilaBefore := readyPodOf(t, w, nfsRealNode, framework.NodeDaemonSet, "")
+		nfsBefore := readyPodOf(t, w, nfsRealNode, framework.NFSNodeDaemonSet, "")
 		changeCAAndProxy(t, []string{framework.NodeDaemonSet}, []string{framework.NFSNodeDaemonSet})
-		readBackOn(t, filepath.Join(targetB, "reply.txt"), "and back from e2e-nfs-b\n")
+		manilaAfter := readyPodOf(t, w, nfsRealNode, framework.NodeDaemonSet, manilaBefore.UID)
+		t.Logf("the roll replaced %s's pod on %s: %s by %s", framework.NodeDaemonSet, nfsRealNode, manilaBefore.Name, manilaAfter.Name)
+		if nfsAfter := readyPodOf(t, w, nfsRealNode, framework.NFSNodeDaemonSet, ""); nfsAfter.UID != nfsBefore.UID {
+			t.Errorf("%s's pod on %s was replaced (%s by %s): the change rolled it", framework.NFSNodeDaemonSet, nfsRealNode, nfsBefore.Name, nfsAfter.Name)
+		}
+		const reply = "written after the change\n"
+		writeFile(t, filepath.Join(targetA, "reply.txt"), reply)
+		writeFile(t, filepath.Join(targetA, "changed"), "")
+		succeededWith(t, w, pod, reply)
+		t.Logf("pod %s read through its mount from before the change: %q", pod.Name, reply)
+		real.waitForUnmounted(t, node)
+		deletePodAndWait(t, pod.Namespace, pod.Name)
 	})
 
 	t.Run("UnpublishAndDelete", func(t *testing.T) {
-		for _, u := range []struct {
-			k      *framework.Kubelet
-			n      *framework.NodeWorld
-			pod    string
-			target string
-		}{{kA, nodeA, "pod-a", targetA}, {kB, nodeB, "pod-b", targetB}} {
-			if err := u.k.UnmountForPod(ctx, pv, u.pod); err != nil {
-				t.Fatal(err)
-			}
-			if mounted := nfsMountsOf(t, u.n, u.target); len(mounted) > 0 {
-				t.Fatalf("unpublish left %v", mounted)
-			}
+		if err := kA.UnmountForPod(ctx, pv, "pod-a"); err != nil {
+			t.Fatal(err)
+		}
+		if mounted := nfsMountsOf(t, nodeA, targetA); len(mounted) > 0 {
+			t.Fatalf("unpublish left %v", mounted)
 		}
 		subvolume := strings.Split(strings.TrimPrefix(exportPath, "/"), "/")[2]
 		deleteClaimAndWaitForShareGone(t, w, nfsMountedNamespace, claim.Name, shareID)

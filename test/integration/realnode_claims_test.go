@@ -12,13 +12,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/test/framework"
 )
 
-// realNodeClaim is a bound claim, already published on a stand-in node, that a pod on a real node
-// uses.
+// realNodeClaim is a bound claim, already published on a stand-in node, that pods on a real node
+// use.
 type realNodeClaim struct {
 	// Node is the real node's address; Images what it runs besides pause and busybox.
 	Node   string
@@ -29,11 +30,8 @@ type realNodeClaim struct {
 	// node's kubelet registers through them.
 	DaemonSets []string
 	Drivers    []string
-	// StandIns are the Node objects of the test's stand-in nodes, on which the DaemonSet controller
-	// places pods that never start.
-	StandIns []string
-	Claim    *corev1.PersistentVolumeClaim
-	PV       *corev1.PersistentVolume
+	Claim      *corev1.PersistentVolumeClaim
+	PV         *corev1.PersistentVolume
 	// Other is the volume's publish target on a stand-in node; InCeph reads a file of the volume
 	// as Ceph holds it (name relative to the volume's root).
 	Other  string
@@ -42,18 +40,12 @@ type realNodeClaim struct {
 	MountType string
 }
 
-// mountInAPod: the operator's node DaemonSets run on the real node as rendered (the DaemonSet
-// controller and kube-scheduler place them; the kubelet runs them, with their hostPaths, mount
-// propagation, registrars' sockets and probes, registers the drivers, and every container is Ready), and
-// the kubelet stages and publishes the claim for a pod through manila-csi-plugin, which reaches
-// Keystone and Manila and forwards to the storage's node plugin, whose mount (made by the client in
-// its own image) reaches the pod through the Bidirectional mount of the kubelet's directories. The pod
-// writes a file the stand-in node and Ceph read, and reads one the stand-in node wrote; once it has
-// ended the kubelet unpublishes (and unstages) and no mount of that type is left on the node.
-func (r realNodeClaim) mountInAPod(t *testing.T, w *framework.World) {
-	ctx := context.Background()
+// start runs the real node for the rest of the test: the operator's node DaemonSets run there as
+// rendered (the DaemonSet controller and kube-scheduler place them; the kubelet runs them, with their
+// hostPaths, mount propagation, registrars' sockets and probes, registers the drivers, and every
+// container is Ready).
+func (r realNodeClaim) start(t *testing.T, w *framework.World) *framework.RealNode {
 	t.Cleanup(func() { forgetRealNode(t, r.Node) }) // after the node and the controllers stop
-	t.Cleanup(func() { forgetPodsOnNodes(t, names.OperandNamespace, r.StandIns...) })
 	// The node lifecycle controller takes the kubelet's not-ready taint off the node once it is
 	// Ready, as on a cluster: a pod that does not tolerate it (the upstream suite's) is then placed.
 	w.StartKubeControllers(t, "daemonset-controller", "node-lifecycle-controller")
@@ -65,60 +57,105 @@ func (r realNodeClaim) mountInAPod(t *testing.T, w *framework.World) {
 	waitForDriversRegistered(t, node, r.Drivers...)
 	waitForNoTaint(t, w, r.Node, "node.kubernetes.io/not-ready")
 	waitForPodsReady(t, w, r.Node, r.DaemonSets...)
+	return node
+}
 
+// mountInAPod: the kubelet of the started node stages and publishes the claim for a pod through
+// manila-csi-plugin, which reaches Keystone and Manila and forwards to the storage's node plugin,
+// whose mount (made by the client in its own image) reaches the pod through the Bidirectional mount
+// of the kubelet's directories. The pod writes a file the stand-in node and Ceph read, and reads one
+// the stand-in node wrote; once it has ended the kubelet unpublishes (and unstages) and no mount of
+// that type is left on the node.
+func (r realNodeClaim) mountInAPod(t *testing.T, w *framework.World, node *framework.RealNode) {
 	fromStandIn := fmt.Sprintf("written through %s at %s\n", r.Other, time.Now().UTC().Format(time.RFC3339Nano))
 	writeFile(t, filepath.Join(r.Other, "from-stand-in.txt"), fromStandIn)
 	const said = "written by a pod on a real node"
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "real-node-pod", Namespace: r.Claim.Namespace},
-		Spec: corev1.PodSpec{
-			NodeName: r.Node, RestartPolicy: corev1.RestartPolicyNever,
-			AutomountServiceAccountToken: new(bool),
-			Volumes: []corev1.Volume{{Name: "shared", VolumeSource: corev1.VolumeSource{
-				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: r.Claim.Name}}}},
-			// It writes, then waits for the test's word through the stand-in node before it reads and
-			// ends, so that the test sees the mount while the pod runs.
-			Containers: []corev1.Container{{
-				Name: "rw", Image: framework.BusyboxImage,
-				Command: []string{"sh", "-c", "echo '" + said + "' > /shared/from-real-node.txt && " +
-					"while [ ! -e /shared/done ]; do sleep 1; done && cat /shared/from-stand-in.txt > /dev/termination-log"},
-				VolumeMounts: []corev1.VolumeMount{{Name: "shared", MountPath: "/shared"}},
-			}},
-		},
-	}
-	if _, err := w.Kube.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { deletePodAndWait(t, pod.Namespace, pod.Name) })
+	// It writes, then waits for the test's word through the stand-in node before it reads and ends,
+	// so that the test sees the mount while the pod runs.
+	pod := r.startPod(t, w, "real-node-pod", r.Claim.Name, "echo '"+said+"' > /shared/from-real-node.txt && "+
+		"while [ ! -e /shared/done ]; do sleep 1; done && cat /shared/from-stand-in.txt > /dev/termination-log")
 
 	// The pod's write shows on the stand-in node and in Ceph: the pod's mount is the volume.
 	readBackOn(t, filepath.Join(r.Other, "from-real-node.txt"), said+"\n")
 	if got, err := r.InCeph("from-real-node.txt"); err != nil || got != said+"\n" {
 		t.Fatalf("read through Ceph %q, %v; want %q", got, err, said+"\n")
 	}
-	running, err := w.Kube.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	podDir := "/var/lib/kubelet/pods/" + string(running.UID)
-	target := fmt.Sprintf("%s/volumes/kubernetes.io~csi/%s/mount", podDir, r.PV.Name)
-	mounts, err := node.Mounts(podDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m, ok := mounts[target]; !ok || m.FSType != r.MountType {
-		t.Fatalf("the node's mounts of pod %s: %v; want %s at %s", pod.Name, mounts, r.MountType, target)
-	}
-	t.Logf("the kubelet of %s published claim %s for pod %s at %s: %s from %s", r.Node, r.Claim.Name, pod.Name, target, mounts[target].FSType, mounts[target].Source)
+	r.mountOf(t, w, node, pod, r.PV)
 
 	writeFile(t, filepath.Join(r.Other, "done"), "")
-	ended := waitForPodEnded(t, w, pod.Namespace, pod.Name)
-	if status := ended.Status.ContainerStatuses; ended.Status.Phase != corev1.PodSucceeded || len(status) != 1 ||
-		status[0].State.Terminated == nil || strings.TrimSpace(status[0].State.Terminated.Message) != strings.TrimSpace(fromStandIn) {
-		t.Fatalf("pod %s ended %s, containers %+v; want Succeeded with what the stand-in node wrote, %q", pod.Name, ended.Status.Phase, status, fromStandIn)
-	}
+	succeededWith(t, w, pod, fromStandIn)
 	t.Logf("pod %s read what the stand-in node wrote: %q", pod.Name, fromStandIn)
 	// An ended pod's volumes are torn down: the kubelet unpublishes (and unstages) through the drivers.
+	r.waitForUnmounted(t, node)
+	deletePodAndWait(t, pod.Namespace, pod.Name)
+	for _, f := range []string{"done", "from-stand-in.txt", "from-real-node.txt"} {
+		if out, err := fsOp("rm", filepath.Join(r.Other, f)); err != nil {
+			t.Fatalf("removing %s: %v: %s", f, err, out)
+		}
+	}
+}
+
+// startPod runs a busybox pod on the real node with claim mounted at /shared, running script (what it
+// writes to /dev/termination-log is the pod's message); it is deleted when the test ends.
+func (r realNodeClaim) startPod(t *testing.T, w *framework.World, name, claim, script string) *corev1.Pod {
+	t.Helper()
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: r.Claim.Namespace},
+		Spec: corev1.PodSpec{
+			NodeName: r.Node, RestartPolicy: corev1.RestartPolicyNever,
+			AutomountServiceAccountToken: new(bool),
+			Volumes: []corev1.Volume{{Name: "shared", VolumeSource: corev1.VolumeSource{
+				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim}}}},
+			Containers: []corev1.Container{{
+				Name: "rw", Image: framework.BusyboxImage, Command: []string{"sh", "-c", script},
+				VolumeMounts: []corev1.VolumeMount{{Name: "shared", MountPath: "/shared"}},
+			}},
+		},
+	}
+	created, err := w.Kube.CoreV1().Pods(pod.Namespace).Create(context.Background(), pod, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { deletePodAndWait(t, pod.Namespace, pod.Name) })
+	return created
+}
+
+// mountOf waits until the pod runs and checks that the kubelet has published pv for it, a mount of
+// the claim's type at the pod's volume directory; it returns the mount.
+func (r realNodeClaim) mountOf(t *testing.T, w *framework.World, node *framework.RealNode, pod *corev1.Pod, pv *corev1.PersistentVolume) framework.Mount {
+	t.Helper()
+	target := fmt.Sprintf("/var/lib/kubelet/pods/%s/volumes/kubernetes.io~csi/%s/mount", pod.UID, pv.Name)
+	var mount framework.Mount
+	framework.Eventually(t, realNodeTimeout, "the kubelet of "+r.Node+" publishing "+pv.Name+" for pod "+pod.Name, func(context.Context) error {
+		mounts, err := node.Mounts("/var/lib/kubelet/pods/" + string(pod.UID))
+		if err != nil {
+			return err
+		}
+		m, ok := mounts[target]
+		if !ok || m.FSType != r.MountType {
+			return fmt.Errorf("the node's mounts of pod %s: %v; want %s at %s", pod.Name, mounts, r.MountType, target)
+		}
+		mount = m
+		return nil
+	})
+	t.Logf("the kubelet of %s published %s for pod %s at %s: %s from %s", r.Node, pv.Name, pod.Name, target, mount.FSType, mount.Source)
+	return mount
+}
+
+// succeededWith waits until the pod has ended and fails the test unless it Succeeded with message
+// want.
+func succeededWith(t *testing.T, w *framework.World, pod *corev1.Pod, want string) {
+	t.Helper()
+	ended := waitForPodEnded(t, w, pod.Namespace, pod.Name)
+	if status := ended.Status.ContainerStatuses; ended.Status.Phase != corev1.PodSucceeded || len(status) != 1 ||
+		status[0].State.Terminated == nil || strings.TrimSpace(status[0].State.Terminated.Message) != strings.TrimSpace(want) {
+		t.Fatalf("pod %s ended %s, containers %+v; want Succeeded with %q", pod.Name, ended.Status.Phase, status, want)
+	}
+}
+
+// waitForUnmounted waits until no mount of the claim's type is left in the node's kubelet directory.
+func (r realNodeClaim) waitForUnmounted(t *testing.T, node *framework.RealNode) {
+	t.Helper()
 	framework.Eventually(t, realNodeTimeout, "the kubelet of "+r.Node+" unmounting the volume", func(context.Context) error {
 		mounts, err := node.Mounts("/var/lib/kubelet")
 		if err != nil {
@@ -131,12 +168,30 @@ func (r realNodeClaim) mountInAPod(t *testing.T, w *framework.World) {
 		}
 		return nil
 	})
-	deletePodAndWait(t, pod.Namespace, pod.Name)
-	for _, f := range []string{"done", "from-stand-in.txt", "from-real-node.txt"} {
-		if out, err := fsOp("rm", filepath.Join(r.Other, f)); err != nil {
-			t.Fatalf("removing %s: %v: %s", f, err, out)
+}
+
+// waitForPodEvent waits for an event of the pod with reason whose message contains text, and
+// returns it.
+func waitForPodEvent(t *testing.T, w *framework.World, pod *corev1.Pod, reason, text string) corev1.Event {
+	t.Helper()
+	var found corev1.Event
+	framework.Eventually(t, realNodeTimeout, "pod "+pod.Name+"'s "+reason+" event saying "+text, func(ctx context.Context) error {
+		events, err := w.Kube.CoreV1().Events(pod.Namespace).List(ctx, metav1.ListOptions{
+			FieldSelector: "involvedObject.kind=Pod,involvedObject.name=" + pod.Name + ",involvedObject.uid=" + string(pod.UID)})
+		if err != nil {
+			return err
 		}
-	}
+		var seen []string
+		for _, e := range events.Items {
+			if e.Reason == reason && strings.Contains(e.Message, text) {
+				found = e
+				return nil
+			}
+			seen = append(seen, e.Reason+": "+e.Message)
+		}
+		return fmt.Errorf("events %q", seen)
+	})
+	return found
 }
 
 // waitForDriversRegistered waits until the node's kubelet has registered exactly drivers, each with
@@ -193,6 +248,36 @@ func waitForPodsReady(t *testing.T, w *framework.World, node string, daemonSets 
 		t.Logf("pods Ready on %s: %v", node, ready)
 		return nil
 	})
+}
+
+// readyPodOf waits until the DaemonSet has a pod on the node with every container Ready, other than
+// the one with UID not (when set), and returns it.
+func readyPodOf(t *testing.T, w *framework.World, node, daemonSet string, not types.UID) *corev1.Pod {
+	t.Helper()
+	var found *corev1.Pod
+	framework.Eventually(t, realNodeTimeout, "a Ready pod of "+daemonSet+" on "+node, func(ctx context.Context) error {
+		pods, err := w.Kube.CoreV1().Pods(names.OperandNamespace).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
+		if err != nil {
+			return err
+		}
+		var seen []string
+		for i, p := range pods.Items {
+			if len(p.OwnerReferences) == 0 || p.OwnerReferences[0].Name != daemonSet || p.DeletionTimestamp != nil {
+				continue
+			}
+			ready := len(p.Status.ContainerStatuses) > 0
+			for _, c := range p.Status.ContainerStatuses {
+				ready = ready && c.Ready
+			}
+			if ready && p.UID != not {
+				found = &pods.Items[i]
+				return nil
+			}
+			seen = append(seen, fmt.Sprintf("%s (%s, ready %t)", p.Name, p.Status.Phase, ready))
+		}
+		return fmt.Errorf("pods of %s there: %v", daemonSet, seen)
+	})
+	return found
 }
 
 // waitForPodEnded waits until the pod has Succeeded or Failed and returns it.
