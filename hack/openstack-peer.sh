@@ -28,6 +28,7 @@
 #   KEYSTONE_PROCESSES [1]     uwsgi worker processes for keystone (threads are always 1: sqlite)
 #   DB            [sqlite]     sqlite | postgresql  (postgresql: private PG 15 cluster in DIR/pg on
 #                              127.0.0.1:PG_PORT [15432], runs the REAL manila alembic migrations)
+#   SERVICE_START_TIMEOUT [240] seconds Keystone's and Manila's API may take to answer after a start
 #   SCHEMA_CACHE  [unset]      a directory where `setup` keeps the migrated empty databases (per DB
 #                              kind and package versions) and copies them, instead of migrating anew
 #   SHARE_SERVICE [0]          1: Manila also runs its scheduler and a share service whose backend
@@ -73,6 +74,9 @@ SHARE_BACKEND=${SHARE_BACKEND:-testnfs}
 CEPH_ENV=${CEPH_ENV:-}
 NFS_ENV=${NFS_ENV:-}
 SCHEMA_CACHE=${SCHEMA_CACHE:-}
+# A start is seconds of a core importing Keystone or Manila; with a make test's six shards on two
+# cores it took over a minute (the shard worlds' first starts), and a 60 s deadline failed restarts.
+SERVICE_START_TIMEOUT=${SERVICE_START_TIMEOUT:-240}
 HACK_DIR=$(cd "$(dirname "$0")" && pwd)
 PG_PORT=${PG_PORT:-15432}
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
@@ -530,6 +534,17 @@ wait_http() {
   return 1
 }
 
+# start_failed NAME PID LOG...: the end of each log, then why the start failed: the process exited,
+# or it did not answer in time.
+start_failed() {
+  local name=$1 pid=$2 f why="did not answer within $SERVICE_START_TIMEOUT s"; shift 2
+  kill -0 "$pid" 2>/dev/null || why="exited before it answered"
+  for f in "$@"; do
+    [ -f "$f" ] && { log "the end of $f:"; tail -20 "$f" >&2; }
+  done
+  die "$name $why"
+}
+
 token_for() { # D -> prints "token project_id"
   local D=$1
   curl -s -D - -o "$D/run/token.json" -X POST "http://127.0.0.1:$KEYSTONE_PORT/v3/auth/tokens" \
@@ -575,7 +590,7 @@ start_keystone() {
   local D=$1 t0; t0=$(now)
   port_busy "$KEYSTONE_PORT" && die "127.0.0.1:$KEYSTONE_PORT already in use (stale keystone?)"
   setsid uwsgi --ini "$D/keystone/uwsgi.ini" >/dev/null 2>&1 </dev/null &
-  wait_http "http://127.0.0.1:$KEYSTONE_PORT/v3" 60 $! || die "keystone did not come up; see $D/log/keystone*.log"
+  wait_http "http://127.0.0.1:$KEYSTONE_PORT/v3" "$SERVICE_START_TIMEOUT" $! || start_failed keystone $! "$D"/log/keystone*.log
   log "keystone up on 127.0.0.1:$KEYSTONE_PORT (pid $(cat "$D/run/keystone.pid")) in $(elapsed "$t0") s"
 }
 
@@ -604,7 +619,7 @@ start_manila() {
       >"$D/log/manila-api.stdout" 2>&1 </dev/null &
     echo $! > "$D/run/manila-api.pid"
   fi
-  wait_http "http://127.0.0.1:$MANILA_PORT/" 60 $! || die "manila-api did not come up; see $D/log/manila*.log"
+  wait_http "http://127.0.0.1:$MANILA_PORT/" "$SERVICE_START_TIMEOUT" $! || start_failed manila-api $! "$D"/log/manila*
   log "manila-api ($MANILA_SERVER, auth=$MANILA_AUTH) up on 127.0.0.1:$MANILA_PORT (pid $(cat "$D/run/manila-api.pid")) in $(elapsed "$t0") s"
   if [ "$SHARE_SERVICE" = 1 ]; then wait_pool "$D" "$log_offset"; fi
 }

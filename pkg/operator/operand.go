@@ -142,7 +142,10 @@ func newOperandControllers(c *clients, recorder events.Recorder, f Flavour, rend
 			set = set.WithConditionalStaticResourcesController(networkPoliciesController, c.kube, c.dynamic, static, render,
 				assets.NetworkPolicies(), func() bool { return true }, never)
 		}
-		set = set.WithConditionalStaticResourcesController(retiredResourcesController, c.kube, c.dynamic, static, retiredAsset,
+		// Its DELETE of the retired PDB on every sync is sent only while its informer holds the PDB.
+		retired := informercache.SkipsAbsentDeletes(c.kube, informercache.Getters{Namespace: names.OperandNamespace,
+			PodDisruptionBudgets: static.InformersFor(names.OperandNamespace).Policy().V1().PodDisruptionBudgets().Lister()})
+		set = set.WithConditionalStaticResourcesController(retiredResourcesController, retired, c.dynamic, static, retiredAsset,
 			[]string{retiredPDB}, never, func() bool { return true }).
 			// library-go ignores the ServiceMonitor's NotFound while monitoring's CRD is absent.
 			WithServiceMonitorController(serviceMonitorController, c.dynamic, render, assets.ServiceMonitor)

@@ -12,9 +12,11 @@ import (
 
 	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
+	"github.com/openshift/library-go/pkg/operator/resource/resourcehash"
 	"github.com/openshift/library-go/pkg/operator/v1helpers"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
@@ -68,6 +70,12 @@ func TestStandaloneInjectClusterValues(t *testing.T) {
 	world.ResetOperand(t)
 	world.ResetStorageClasses(t)
 	world.CreateClusterCSIDriver(t, operatorv1.Managed)
+	// An earlier test's driver secret (other credentials) would pass for this run's until the binary
+	// rewrites it, and the Deployment then changes for a legitimate reason.
+	err := world.Kube.CoreV1().Secrets(names.OperandNamespace).Delete(context.Background(), names.DriverSecret, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
 	run := startBinary(t, []string{"--manila-poll-interval=" + framework.PollInterval.String()})
 	proveInjectionRefused(t, injectionWorld{cluster: world.ControlPlane, deployments: world.Kube.AppsV1().Deployments(names.OperandNamespace), run: run})
 }
@@ -103,8 +111,12 @@ func proveInjectionRefused(t *testing.T, iw injectionWorld) {
 		if err != nil {
 			return err
 		}
-		if d.Spec.Template.Annotations[secretHashAnnotation(secret.Namespace, secret.Name)] == "" {
-			return fmt.Errorf("no hash of the driver secret on the pod template yet")
+		want, err := resourcehash.GetSecretHash(secret)
+		if err != nil {
+			return err
+		}
+		if got := d.Spec.Template.Annotations[secretHashAnnotation(secret.Namespace, secret.Name)]; got != want {
+			return fmt.Errorf("the pod template's hash of the driver secret %q; want the secret's now, %q", got, want)
 		}
 		// The metrics serving cert comes from service-ca once the Service exists, maybe after the rest.
 		if d.Spec.Template.Annotations[secretHashAnnotation(d.Namespace, operator.MetricsCertSecret)] == "" {
