@@ -29,6 +29,10 @@ func GatedConfigMaps(client corev1client.ConfigMapsGetter, operator v1helpers.Op
 	return gatedConfigMapsGetter{getter: client, managed: gate(operator)}
 }
 
+// StillManaged returns nil while operator reads Managed, ErrNotManaged otherwise: a sync's check at
+// the moment it sends a write that no gated client carries (a delete, a patch).
+func StillManaged(operator v1helpers.OperatorClient) error { return gate(operator)() }
+
 func gate(operator v1helpers.OperatorClient) func() error {
 	return func() error {
 		if managed, err := Managed(operator); err != nil {

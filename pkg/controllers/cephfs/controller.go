@@ -2,6 +2,7 @@ package cephfs
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -119,8 +120,9 @@ type Deps struct {
 // while any VolumeSnapshotContent of its driver needs its csi-snapshotter (deletionPolicy Delete, or
 // the snapshotter's finalizer on it: only it lifts that; a Retain content without it keeps nothing),
 // named by CephFSControllerRetained; then it stops and its objects are deleted (Decide). It does
-// nothing while the ClusterCSIDriver is not Managed: a running instance's library-go controllers
-// honour that themselves.
+// nothing while the ClusterCSIDriver is not Managed, checked again before each delete (what is left
+// once the admin sets Unmanaged is theirs): a running instance's library-go controllers honour that
+// themselves.
 type Controller struct {
 	d        Deps
 	contents contentSource
@@ -216,7 +218,9 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		return err
 	}
 	// As the caches show them after the halt: the stopped controllers apply nothing more.
-	if err := c.removeObjects(ctx, c.leftovers(ctx), syncCtx.Recorder()); err != nil {
+	if err := c.removeObjects(ctx, c.leftovers(ctx), syncCtx.Recorder()); errors.Is(err, managementstate.ErrNotManaged) {
+		return nil // set Unmanaged or Removed since the sync began: what is left is the admin's now
+	} else if err != nil {
 		return err
 	}
 	c.contents.Release()
@@ -341,18 +345,18 @@ func (c *Controller) leftovers(ctx context.Context) []func() error {
 
 // removeObjects deletes what the instance applied (present, from leftovers): nothing is requested
 // when nothing is left. The VolumeSnapshotClass and the ServiceMonitor go first, while the others show
-// that a removal is under way.
+// that a removal is under way. Each delete is sent only while the ClusterCSIDriver is still Managed
+// (managementstate.ErrNotManaged otherwise).
 func (c *Controller) removeObjects(ctx context.Context, present []func() error, recorder events.Recorder) error {
 	if len(present) == 0 {
 		return nil
 	}
-	if err := c.deleteSnapshotClass(ctx); err != nil {
-		return err
-	}
-	if err := c.deleteServiceMonitor(ctx); err != nil {
-		return err
-	}
-	for _, del := range present {
+	managed := func() error { return managementstate.StillManaged(c.d.OperatorClient) }
+	deletes := append([]func() error{func() error { return c.deleteSnapshotClass(ctx) }, func() error { return c.deleteServiceMonitor(ctx) }}, present...)
+	for _, del := range deletes {
+		if err := managed(); err != nil {
+			return err
+		}
 		if err := del(); err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}

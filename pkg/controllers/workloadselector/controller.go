@@ -48,7 +48,8 @@ const (
 // the orphans get the rendered selector's labels, so the operator's DaemonSet adopts them and its
 // rolling update replaces them node by node. Condition WorkloadSelectorControllerDegraded names a
 // workload it failed to delete or a pod it failed to label.
-// Policy: it deletes nothing else (no pod ever), and nothing while Unmanaged or Removed.
+// Policy: it deletes nothing else (no pod ever), and nothing while Unmanaged or Removed, checked
+// again before each delete and each pod's relabelling.
 type Controller struct{ d Deps }
 
 // Deps are the Controller's collaborators; the informers must be scoped to the operand namespace.
@@ -97,6 +98,9 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 		if err := c.reconcile(ctx, syncCtx.Recorder(), w); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if err := errors.Join(errs...); errors.Is(err, managementstate.ErrNotManaged) {
+		return nil // no longer Managed: nothing more is written, conditions included
 	}
 	cond := operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionFalse, Reason: ReasonAsExpected}
 	if err := errors.Join(errs...); err != nil {
@@ -158,6 +162,9 @@ func (c *Controller) reconcile(ctx context.Context, recorder events.Recorder, w 
 
 // delete removes the very object the cache saw (same UID, unchanged since).
 func (c *Controller) delete(ctx context.Context, remove func(context.Context, string, metav1.DeleteOptions) error, seen metav1.ObjectMeta, propagation metav1.DeletionPropagation) error {
+	if err := managementstate.StillManaged(c.d.OperatorClient); err != nil {
+		return err // set Unmanaged or Removed since the sync began: the admin's now
+	}
 	uid, rv := seen.UID, seen.ResourceVersion
 	err := remove(ctx, seen.Name, metav1.DeleteOptions{PropagationPolicy: &propagation,
 		Preconditions: &metav1.Preconditions{UID: &uid, ResourceVersion: &rv}})

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/managementstate"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 )
 
@@ -78,6 +79,9 @@ func (c *Controller) relabelOrphans(ctx context.Context, w Workload) error {
 
 // patchLabels adds labels to the pod (a merge patch: its other labels stay).
 func (c *Controller) patchLabels(ctx context.Context, pod *corev1.Pod, set map[string]string) error {
+	if err := managementstate.StillManaged(c.d.OperatorClient); err != nil {
+		return err
+	}
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": set}})
 	if err != nil {
 		return err
