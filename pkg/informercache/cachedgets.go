@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -31,9 +32,20 @@ func CachedGets(kube kubernetes.Interface, g Getters) kubernetes.Interface {
 	return cachedKube{Interface: kube, g: g}
 }
 
+// SkipsAbsentDeletes is CachedGets, and a Delete of a PodDisruptionBudget of g.Namespace (without
+// preconditions or dry run) that g's lister does not hold is answered NotFound without a request.
+// library-go's conditional static resources controller deletes each retired object on every sync,
+// every minute and on every event of its informers, though its informer of that kind already shows
+// the object gone: one DELETE a sync, for good. An object the informer has not seen yet is deleted at
+// the sync its arrival triggers.
+func SkipsAbsentDeletes(kube kubernetes.Interface, g Getters) kubernetes.Interface {
+	return cachedKube{Interface: kube, g: g, skipAbsentDeletes: true}
+}
+
 type cachedKube struct {
 	kubernetes.Interface
-	g Getters
+	g                 Getters
+	skipAbsentDeletes bool
 }
 
 func (k cachedKube) CoreV1() corev1client.CoreV1Interface {
@@ -41,7 +53,7 @@ func (k cachedKube) CoreV1() corev1client.CoreV1Interface {
 }
 
 func (k cachedKube) PolicyV1() policyv1client.PolicyV1Interface {
-	return cachedPolicy{PolicyV1Interface: k.Interface.PolicyV1(), g: k.g}
+	return cachedPolicy{PolicyV1Interface: k.Interface.PolicyV1(), g: k.g, skipAbsentDeletes: k.skipAbsentDeletes}
 }
 
 type cachedCore struct {
@@ -67,7 +79,8 @@ func (c cachedCore) Services(ns string) corev1client.ServiceInterface {
 
 type cachedPolicy struct {
 	policyv1client.PolicyV1Interface
-	g Getters
+	g                 Getters
+	skipAbsentDeletes bool
 }
 
 func (p cachedPolicy) PodDisruptionBudgets(ns string) policyv1client.PodDisruptionBudgetInterface {
@@ -75,7 +88,7 @@ func (p cachedPolicy) PodDisruptionBudgets(ns string) policyv1client.PodDisrupti
 	if ns != p.g.Namespace || p.g.PodDisruptionBudgets == nil {
 		return live
 	}
-	return cachedPDBs{PodDisruptionBudgetInterface: live, lister: p.g.PodDisruptionBudgets.PodDisruptionBudgets(ns)}
+	return cachedPDBs{PodDisruptionBudgetInterface: live, lister: p.g.PodDisruptionBudgets.PodDisruptionBudgets(ns), skipAbsentDeletes: p.skipAbsentDeletes}
 }
 
 type cachedServiceAccounts struct {
@@ -98,11 +111,21 @@ func (s cachedServices) Get(ctx context.Context, name string, opts metav1.GetOpt
 
 type cachedPDBs struct {
 	policyv1client.PodDisruptionBudgetInterface
-	lister policyv1listers.PodDisruptionBudgetNamespaceLister
+	lister            policyv1listers.PodDisruptionBudgetNamespaceLister
+	skipAbsentDeletes bool
 }
 
 func (p cachedPDBs) Get(ctx context.Context, name string, opts metav1.GetOptions) (*policyv1.PodDisruptionBudget, error) {
 	return cachedGet(ctx, name, opts, p.lister.Get, p.PodDisruptionBudgetInterface.Get, (*policyv1.PodDisruptionBudget).DeepCopy)
+}
+
+func (p cachedPDBs) Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error {
+	if p.skipAbsentDeletes && opts.Preconditions == nil && opts.DryRun == nil {
+		if _, err := p.lister.Get(name); apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	return p.PodDisruptionBudgetInterface.Delete(ctx, name, opts)
 }
 
 // cachedGet answers from the cache (a copy: callers may change what they get) when opts ask for

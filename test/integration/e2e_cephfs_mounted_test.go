@@ -36,8 +36,6 @@ const (
 	fsOpTimeout = 20 * time.Second
 	// cephFSRealNode is the address and name of the test's real node.
 	cephFSRealNode = "127.0.0.5"
-	// cephFSReply is what the stand-in node writes for the pod on the real node to read.
-	cephFSReply = "written through e2e-worker-a after the change\n"
 )
 
 // CephFS for real, mounted: a claim on the operator's CephFS class becomes a CephFS subvolume of a
@@ -164,13 +162,7 @@ func TestE2ECephFSMounted(t *testing.T) {
 			t.Errorf("restored share %+v; want a share from snapshot %s", rshare, handle)
 		}
 		checkShareIsSubvolume(t, w, ceph, rshare.ID)
-		pod := real.startPod(t, w, "pod-restored", restored.Name,
-			"if [ -e /shared/after-snapshot.txt ]; then echo 'has a file written after the snapshot' > /dev/termination-log; exit 1; fi; "+
-				"cat /shared/hello.txt > /dev/termination-log")
-		succeededWith(t, w, pod, before)
-		t.Logf("pod %s on %s read the restored volume: %q, and no file written after the snapshot", pod.Name, cephFSRealNode, before)
-		real.waitForUnmounted(t, node)
-		deletePodAndWait(t, pod.Namespace, pod.Name)
+		real.readsRestored(t, w, node, restored.Name, before)
 		deleteClaimAndWaitForShareGone(t, w, mountedNamespace, restored.Name, rshare.ID)
 		w.DeleteVolumeSnapshot(t, mountedNamespace, "shared-snap")
 		waitForVolumeSnapshotGone(t, w, mountedNamespace, "shared-snap")
@@ -212,24 +204,7 @@ func TestE2ECephFSMounted(t *testing.T) {
 	// Manila node plugin's pod there was replaced, and then the kubelet unpublishes and unstages
 	// through the new one.
 	t.Run("ACAAndProxyChangeLeaveTheMount", func(t *testing.T) {
-		pod := real.startPod(t, w, "pod-across-change", claim.Name,
-			"touch /shared/reader-up && while [ ! -e /shared/changed ]; do sleep 1; done && cat /shared/reply.txt > /dev/termination-log")
-		real.mountOf(t, w, node, pod, pv)
-		readBackOn(t, filepath.Join(targetA, "reader-up"), "")
-		manilaBefore := readyPodOf(t, w, cephFSRealNode, framework.CephFSNodeDaemonSet, "")
-		cephCSIBefore := readyPodOf(t, w, cephFSRealNode, framework.CephCSINodeDaemonSet, "")
-		changeCAAndProxy(t, []string{framework.CephFSNodeDaemonSet}, []string{framework.CephCSINodeDaemonSet})
-		manilaAfter := readyPodOf(t, w, cephFSRealNode, framework.CephFSNodeDaemonSet, manilaBefore.UID)
-		t.Logf("the roll replaced %s's pod on %s: %s by %s", framework.CephFSNodeDaemonSet, cephFSRealNode, manilaBefore.Name, manilaAfter.Name)
-		if after := readyPodOf(t, w, cephFSRealNode, framework.CephCSINodeDaemonSet, ""); after.UID != cephCSIBefore.UID {
-			t.Errorf("%s's pod on %s was replaced (%s by %s): the change rolled it", framework.CephCSINodeDaemonSet, cephFSRealNode, cephCSIBefore.Name, after.Name)
-		}
-		writeFile(t, filepath.Join(targetA, "reply.txt"), cephFSReply)
-		writeFile(t, filepath.Join(targetA, "changed"), "")
-		succeededWith(t, w, pod, cephFSReply)
-		t.Logf("pod %s read through its mount from before the change: %q", pod.Name, cephFSReply)
-		real.waitForUnmounted(t, node)
-		deletePodAndWait(t, pod.Namespace, pod.Name)
+		real.mountOutlivesCAAndProxyChange(t, w, node, framework.CephFSNodeDaemonSet, framework.CephCSINodeDaemonSet)
 	})
 
 	// ceph-csi's pod restarts on node A (an image change rolls it): its ceph-fuse daemons end with it
@@ -242,7 +217,7 @@ func TestE2ECephFSMounted(t *testing.T) {
 		}
 		// A new pod of the volume on a node where it is staged: the kubelet only publishes.
 		target := publishOn(t, nodeA, kA, pv, "pod-a2")
-		if got, want := readFile(t, filepath.Join(target, "reply.txt")), cephFSReply; got != want {
+		if got, want := readFile(t, filepath.Join(target, "reply.txt")), afterTheChange; got != want {
 			t.Fatalf("read through the recovered stage %q; want %q", got, want)
 		}
 		t.Logf("after ceph-csi's restart, %s reads the volume through a new ceph-fuse", target)

@@ -144,13 +144,7 @@ func TestE2ENFSMounted(t *testing.T) {
 		rpv := w.WaitForClaimBound(t, restored)
 		rshare := w.WaitForShareAvailable(t, rpv.Spec.CSI.VolumeHandle)
 		checkGaneshaExport(t, w, ceph, ganesha, rshare.ID)
-		pod := real.startPod(t, w, "pod-restored", restored.Name,
-			"if [ -e /shared/after-snapshot.txt ]; then echo 'has a file written after the snapshot' > /dev/termination-log; exit 1; fi; "+
-				"cat /shared/hello.txt > /dev/termination-log")
-		succeededWith(t, w, pod, before)
-		t.Logf("pod %s on %s read the restored volume: %q, and no file written after the snapshot", pod.Name, nfsRealNode, before)
-		real.waitForUnmounted(t, node)
-		deletePodAndWait(t, pod.Namespace, pod.Name)
+		real.readsRestored(t, w, node, restored.Name, before)
 		deleteClaimAndWaitForShareGone(t, w, nfsMountedNamespace, restored.Name, rshare.ID)
 		w.DeleteVolumeSnapshot(t, nfsMountedNamespace, "shared-snap")
 		waitForVolumeSnapshotGone(t, w, nfsMountedNamespace, "shared-snap")
@@ -234,25 +228,7 @@ func TestE2ENFSMounted(t *testing.T) {
 	// a pod on the real node that mounted the volume before the change reads through it after the
 	// Manila node plugin's pod there was replaced, and then the kubelet unpublishes through the new one.
 	t.Run("ACAAndProxyChangeLeaveTheMount", func(t *testing.T) {
-		pod := real.startPod(t, w, "pod-across-change", claim.Name,
-			"touch /shared/reader-up && while [ ! -e /shared/changed ]; do sleep 1; done && cat /shared/reply.txt > /dev/termination-log")
-		real.mountOf(t, w, node, pod, pv)
-		readBackOn(t, filepath.Join(targetA, "reader-up"), "")
-		manilaBefore := readyPodOf(t, w, nfsRealNode, framework.NodeDaemonSet, "")
-		nfsBefore := readyPodOf(t, w, nfsRealNode, framework.NFSNodeDaemonSet, "")
-		changeCAAndProxy(t, []string{framework.NodeDaemonSet}, []string{framework.NFSNodeDaemonSet})
-		manilaAfter := readyPodOf(t, w, nfsRealNode, framework.NodeDaemonSet, manilaBefore.UID)
-		t.Logf("the roll replaced %s's pod on %s: %s by %s", framework.NodeDaemonSet, nfsRealNode, manilaBefore.Name, manilaAfter.Name)
-		if nfsAfter := readyPodOf(t, w, nfsRealNode, framework.NFSNodeDaemonSet, ""); nfsAfter.UID != nfsBefore.UID {
-			t.Errorf("%s's pod on %s was replaced (%s by %s): the change rolled it", framework.NFSNodeDaemonSet, nfsRealNode, nfsBefore.Name, nfsAfter.Name)
-		}
-		const reply = "written after the change\n"
-		writeFile(t, filepath.Join(targetA, "reply.txt"), reply)
-		writeFile(t, filepath.Join(targetA, "changed"), "")
-		succeededWith(t, w, pod, reply)
-		t.Logf("pod %s read through its mount from before the change: %q", pod.Name, reply)
-		real.waitForUnmounted(t, node)
-		deletePodAndWait(t, pod.Namespace, pod.Name)
+		real.mountOutlivesCAAndProxyChange(t, w, node, framework.NodeDaemonSet, framework.NFSNodeDaemonSet)
 	})
 
 	t.Run("UnpublishAndDelete", func(t *testing.T) {

@@ -95,6 +95,50 @@ func (r realNodeClaim) mountInAPod(t *testing.T, w *framework.World, node *frame
 	}
 }
 
+// readsRestored runs a pod on the real node with the claim restored from a snapshot: it must find
+// hello.txt as it was written before the snapshot (before) and not after-snapshot.txt, written after.
+// The kubelet unmounts it once the pod has ended.
+func (r realNodeClaim) readsRestored(t *testing.T, w *framework.World, node *framework.RealNode, restored, before string) {
+	t.Helper()
+	pod := r.startPod(t, w, "pod-restored", restored,
+		"if [ -e /shared/after-snapshot.txt ]; then echo 'has a file written after the snapshot' > /dev/termination-log; exit 1; fi; "+
+			"cat /shared/hello.txt > /dev/termination-log")
+	succeededWith(t, w, pod, before)
+	t.Logf("pod %s on %s read the restored volume: %q, and no file written after the snapshot", pod.Name, r.Node, before)
+	r.waitForUnmounted(t, node)
+	deletePodAndWait(t, pod.Namespace, pod.Name)
+}
+
+// afterTheChange is reply.txt as mountOutlivesCAAndProxyChange leaves it in the volume.
+const afterTheChange = "written through the stand-in node after the change\n"
+
+// mountOutlivesCAAndProxyChange: a pod on the real node mounts the claim, then the cluster's trusted CA
+// bundle and proxy change. The roll replaces the pod of DaemonSet rolled (the Manila node plugin, which
+// calls Keystone and Manila) on the node and leaves the pod of kept (the storage's node plugin, whose
+// processes serve the mounts); the pod then reads, through its mount from before the change, a file
+// the stand-in node writes after it, and the kubelet unmounts through the new Manila node plugin.
+func (r realNodeClaim) mountOutlivesCAAndProxyChange(t *testing.T, w *framework.World, node *framework.RealNode, rolled, kept string) {
+	t.Helper()
+	pod := r.startPod(t, w, "pod-across-change", r.Claim.Name,
+		"touch /shared/reader-up && while [ ! -e /shared/changed ]; do sleep 1; done && cat /shared/reply.txt > /dev/termination-log")
+	r.mountOf(t, w, node, pod, r.PV)
+	readBackOn(t, filepath.Join(r.Other, "reader-up"), "")
+	rolledBefore := readyPodOf(t, w, r.Node, rolled, "")
+	keptBefore := readyPodOf(t, w, r.Node, kept, "")
+	changeCAAndProxy(t, []string{rolled}, []string{kept})
+	rolledAfter := readyPodOf(t, w, r.Node, rolled, rolledBefore.UID)
+	t.Logf("the roll replaced %s's pod on %s: %s by %s", rolled, r.Node, rolledBefore.Name, rolledAfter.Name)
+	if keptAfter := readyPodOf(t, w, r.Node, kept, ""); keptAfter.UID != keptBefore.UID {
+		t.Errorf("%s's pod on %s was replaced (%s by %s): the change rolled it", kept, r.Node, keptBefore.Name, keptAfter.Name)
+	}
+	writeFile(t, filepath.Join(r.Other, "reply.txt"), afterTheChange)
+	writeFile(t, filepath.Join(r.Other, "changed"), "")
+	succeededWith(t, w, pod, afterTheChange)
+	t.Logf("pod %s read through its mount from before the change: %q", pod.Name, afterTheChange)
+	r.waitForUnmounted(t, node)
+	deletePodAndWait(t, pod.Namespace, pod.Name)
+}
+
 // startPod runs a busybox pod on the real node with claim mounted at /shared, running script (what it
 // writes to /dev/termination-log is the pod's message); it is deleted when the test ends.
 func (r realNodeClaim) startPod(t *testing.T, w *framework.World, name, claim, script string) *corev1.Pod {

@@ -351,10 +351,9 @@ func (c *Controller) removeObjects(ctx context.Context, present []func() error, 
 	if len(present) == 0 {
 		return nil
 	}
-	managed := func() error { return managementstate.StillManaged(c.d.OperatorClient) }
 	deletes := append([]func() error{func() error { return c.deleteSnapshotClass(ctx) }, func() error { return c.deleteServiceMonitor(ctx) }}, present...)
 	for _, del := range deletes {
-		if err := managed(); err != nil {
+		if err := managementstate.StillManaged(c.d.OperatorClient); err != nil {
 			return err
 		}
 		if err := del(); err != nil && !apierrors.IsNotFound(err) {

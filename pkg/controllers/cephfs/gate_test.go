@@ -13,6 +13,7 @@ import (
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/condition"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/conditiontypes"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/managementstate"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/managementstate/statetest"
 )
 
 // The instance's leftovers are deleted only while the ClusterCSIDriver is Managed at the moment of
@@ -31,8 +32,7 @@ func TestRemoveObjectsStopsWhenNoLongerManaged(t *testing.T) {
 		{name: "set Removed before the leftovers", state: operatorv1.Removed, managedFor: 2, wantErr: managementstate.ErrNotManaged},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			op := &managedForReads{OperatorClientWithFinalizers: v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: tc.state}, &operatorv1.OperatorStatus{}, nil),
-				left: tc.managedFor}
+			op := statetest.ManagedFor(v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: tc.state}, &operatorv1.OperatorStatus{}, nil), tc.managedFor)
 			// No VolumeSnapshotClass or ServiceMonitor named: their deletes send nothing, their gates
 			// still read the state (the first two reads).
 			c := &Controller{d: Deps{OperatorClient: condition.Declared(op, conditiontypes.New(nil))}}
@@ -47,24 +47,4 @@ func TestRemoveObjectsStopsWhenNoLongerManaged(t *testing.T) {
 			}
 		})
 	}
-}
-
-// managedForReads reads Managed for its first left reads (all of them when left is -1), then the
-// state its client holds.
-type managedForReads struct {
-	v1helpers.OperatorClientWithFinalizers
-	left int
-}
-
-func (m *managedForReads) GetOperatorState() (*operatorv1.OperatorSpec, *operatorv1.OperatorStatus, string, error) {
-	spec, status, rv, err := m.OperatorClientWithFinalizers.GetOperatorState()
-	if m.left != 0 {
-		if m.left > 0 {
-			m.left--
-		}
-		managed := spec.DeepCopy()
-		managed.ManagementState = operatorv1.Managed
-		return managed, status, rv, err
-	}
-	return spec, status, rv, err
 }

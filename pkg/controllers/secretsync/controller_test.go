@@ -21,6 +21,7 @@ import (
 
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/condition"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/conditiontypes"
+	"github.com/manila-csi/manila-csi-driver-operator/pkg/managementstate/statetest"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/names"
 	"github.com/manila-csi/manila-csi-driver-operator/pkg/verified"
 )
@@ -75,7 +76,8 @@ func TestSyncSendsNothing(t *testing.T) {
 			}
 			var operatorClient v1helpers.OperatorClientWithFinalizers = v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: tc.state}, &operatorv1.OperatorStatus{}, nil)
 			if tc.unmanagedMidSync {
-				operatorClient = &unmanagedAfterFirstRead{OperatorClientWithFinalizers: operatorClient}
+				// Managed at the sync's check, Unmanaged from then on.
+				operatorClient = statetest.ManagedFor(v1helpers.NewFakeOperatorClient(&operatorv1.OperatorSpec{ManagementState: operatorv1.Unmanaged}, &operatorv1.OperatorStatus{}, nil), 1)
 			}
 			d := Deps{
 				Verified:          verifiedCreds,
@@ -110,22 +112,6 @@ func TestSyncSendsNothing(t *testing.T) {
 			}
 		})
 	}
-}
-
-// unmanagedAfterFirstRead reads Managed once, then Unmanaged: an admin's change between a sync's
-// check at its start and its write.
-type unmanagedAfterFirstRead struct {
-	v1helpers.OperatorClientWithFinalizers
-	reads int
-}
-
-func (u *unmanagedAfterFirstRead) GetOperatorState() (*operatorv1.OperatorSpec, *operatorv1.OperatorStatus, string, error) {
-	spec, status, version, err := u.OperatorClientWithFinalizers.GetOperatorState()
-	if u.reads++; u.reads > 1 && spec != nil {
-		spec = spec.DeepCopy()
-		spec.ManagementState = operatorv1.Unmanaged
-	}
-	return spec, status, version, err
 }
 
 // The driver Secret is applied in place: the predecessor's (or a stale) Secret keeps its UID, its

@@ -99,12 +99,13 @@ func (c *Controller) sync(ctx context.Context, syncCtx factory.SyncContext) erro
 			errs = append(errs, err)
 		}
 	}
-	if err := errors.Join(errs...); errors.Is(err, managementstate.ErrNotManaged) {
+	failed := errors.Join(errs...)
+	if errors.Is(failed, managementstate.ErrNotManaged) {
 		return nil // no longer Managed: nothing more is written, conditions included
 	}
 	cond := operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionFalse, Reason: ReasonAsExpected}
-	if err := errors.Join(errs...); err != nil {
-		cond = operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionTrue, Reason: ReasonDeleteFailed, Message: err.Error()}
+	if failed != nil {
+		cond = operatorv1.OperatorCondition{Type: ConditionDegraded, Status: operatorv1.ConditionTrue, Reason: ReasonDeleteFailed, Message: failed.Error()}
 	}
 	if _, uerr := condition.Update(ctx, c.d.OperatorClient, condition.Set(cond)); uerr != nil {
 		errs = append(errs, uerr)
